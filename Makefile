@@ -1,0 +1,112 @@
+# dlsched -- bootstrap, tests, reproduction and benchmarks (GNU make).
+#
+# Every target that runs code first bootstraps a virtualenv in $(VENV) and installs the package
+# with the exact pins in constraints.txt. The install is redone only when pyproject.toml or
+# constraints.txt change (stamp file $(VENV)/.dlsched-installed).
+#
+#   make test            unit/property tests (tests/), then nbval on the source notebooks
+#   make reproduce       run every notebook in quick mode -> figures/, build/reproduce/
+#   make help            list all targets
+
+VENV ?= .venv
+PYTHON ?= python3
+
+VENV_PY := $(VENV)/bin/python
+STAMP := $(VENV)/.dlsched-installed
+NB_STAMP := $(VENV)/.dlsched-notebooks-installed
+PIP_INSTALL := $(VENV_PY) -m pip install --disable-pip-version-check -c constraints.txt
+
+NBVAL_ARGS := --nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
+	-p no:cacheprovider
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+.PHONY: help bootstrap test test-unit test-notebooks reproduce reproduce-full benchmark lab \
+	constraints clean distclean
+
+help: ## Show this help.
+	@echo "Usage: make TARGET [VENV=.venv] [PYTHON=python3]"
+	@echo
+	@grep -E '^[a-zA-Z_-]+:.*## ' $(firstword $(MAKEFILE_LIST)) \
+		| awk 'BEGIN {FS = ":.*## "}; {printf "  %-16s %s\n", $$1, $$2}'
+
+# ----------------------------------------------------------------------------- bootstrap
+
+$(VENV_PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml constraints.txt | $(VENV_PY)
+	$(PIP_INSTALL) --upgrade pip
+	$(PIP_INSTALL) -e '.[test]'
+	touch $@
+
+$(NB_STAMP): $(STAMP)
+	$(PIP_INSTALL) -e '.[notebooks,test]'
+	touch $@
+
+bootstrap: $(STAMP) ## Create the venv (VENV) and install the package + test tools from constraints.txt.
+
+# ----------------------------------------------------------------------------- tests
+
+REQUIRE_NOTEBOOKS := if ! compgen -G 'notebooks/*.ipynb' > /dev/null; then \
+	echo "ERROR: no notebooks/*.ipynb found; nbval has nothing to check." >&2; exit 1; fi
+
+test: $(STAMP) ## Run the unit tests (tests/), then nbval on notebooks/*.ipynb.
+	$(VENV_PY) -m pytest
+	@$(REQUIRE_NOTEBOOKS)
+	$(VENV_PY) -m pytest $(NBVAL_ARGS) notebooks/
+
+test-unit: $(STAMP) ## Run pytest on tests/ only.
+	$(VENV_PY) -m pytest
+
+test-notebooks: $(STAMP) ## Run nbval on the source notebooks only.
+	@$(REQUIRE_NOTEBOOKS)
+	$(VENV_PY) -m pytest $(NBVAL_ARGS) notebooks/
+
+# ----------------------------------------------------------------------------- reproduction
+
+reproduce: $(STAMP) ## Run all notebooks in quick mode (figures/, build/reproduce/).
+	$(VENV)/bin/dlsched reproduce --mode quick
+
+reproduce-full: $(STAMP) ## Run all notebooks in full mode (slow).
+	$(VENV)/bin/dlsched reproduce --mode full
+
+benchmark: $(STAMP) ## Run every benchmarks/bench_*.py with the venv's python.
+	@if ! compgen -G 'benchmarks/bench_*.py' > /dev/null; then \
+		echo "ERROR: no benchmarks/bench_*.py found." >&2; exit 1; fi
+	@for f in benchmarks/bench_*.py; do \
+		echo "== $$f"; \
+		$(VENV_PY) "$$f"; \
+	done
+
+lab: $(NB_STAMP) ## Install the notebooks extra (jupyterlab) and start JupyterLab.
+	$(VENV)/bin/jupyter lab
+
+# ----------------------------------------------------------------------------- maintenance
+
+FREEZE_VENV := build/constraints-venv
+constraints: ## Re-pin constraints.txt in a throwaway venv (UPGRADE=1 ignores the current pins).
+	rm -rf $(FREEZE_VENV)
+	$(PYTHON) -m venv $(FREEZE_VENV)
+	$(FREEZE_VENV)/bin/python -m pip install --disable-pip-version-check \
+		$(if $(UPGRADE),,-c constraints.txt) --upgrade pip
+	$(FREEZE_VENV)/bin/python -m pip install --disable-pip-version-check \
+		$(if $(UPGRADE),,-c constraints.txt) -e '.[notebooks,test,dev]'
+	{ sed -n '/^#/p;/^[^#]/q' constraints.txt; \
+	  $(FREEZE_VENV)/bin/python -m pip freeze --all --exclude-editable \
+		| grep -viE '^(setuptools|wheel)=='; } > constraints.txt.tmp
+	mv constraints.txt.tmp constraints.txt
+	rm -rf $(FREEZE_VENV)
+	@echo "constraints.txt updated: now update environment.yml and run 'make test'."
+
+clean: ## Remove build outputs and caches (keeps the venv, figures/, data/).
+	rm -rf build/ .pytest_cache/ .hypothesis/ .ruff_cache/ dask-worker-space/ benchmarks/out/ \
+		*.egg-info/
+	find . -path ./$(VENV) -prune -o \
+		\( -name __pycache__ -o -name .ipynb_checkpoints -o -name .pytest_cache \) \
+		-type d -print0 | xargs -0 rm -rf
+
+distclean: clean ## clean, and also remove the venv (VENV).
+	rm -rf $(VENV)

@@ -1,0 +1,155 @@
+"""Command line for users outside Jupyter.
+
+``dlsched run --workload NAME --policy NAME [--param k=v ...] --seed S --out DIR``
+    simulate one policy on one workload and write the instance and the results as CSV files
+    (columns documented in the README glossary):
+
+    - ``instance_servers.csv``: one row per server (pool, delay, capacity per resource);
+    - ``instance_jobs.csv``: one row per job (arrival, demands, utility and model parameters);
+    - ``jobs.csv``: one row per job (status, admitted, start, completion, JCT, utility, ...);
+    - ``allocations.csv``: tidy allocation table ``job, slot, server, role, count``;
+    - ``summary.json``: headline metrics, names, parameters and seed.
+
+    ``--param`` keys may be prefixed ``workload.`` or ``policy.``; an unprefixed key goes to the
+    side that declares it (an error if both or neither do). Values are Python literals when they
+    parse as such (``3``, ``0.5``, ``True``, ``[1, 2]``), strings otherwise.
+
+``dlsched reproduce [--mode quick|full] [--param k=v ...] [--only NN]``
+    run every notebook with papermill (see :mod:`dlsched.reproduce`).
+
+``dlsched list``
+    registered policies and workloads with their parameters.
+
+Invalid input prints a one-line message on stderr and exits with code 2, and writes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from dlsched import registry
+from dlsched.reproduce import parse_param
+
+OUTPUT_FILES = ("instance_servers.csv", "instance_jobs.csv", "jobs.csv", "allocations.csv", "summary.json")
+
+
+class UsageError(ValueError):
+    """Bad command-line input (exit code 2)."""
+
+
+def split_params(pairs: Sequence[str], workload: str, policy: str) -> tuple[dict, dict]:
+    """Split ``k=v`` strings into workload and policy parameters (see module docstring)."""
+    wk, pk = registry.workload_parameters(workload), registry.policy_parameters(policy)
+    wparams: dict[str, object] = {}
+    pparams: dict[str, object] = {}
+    for text in pairs:
+        key, value = parse_param(text)
+        if key.startswith("workload."):
+            wparams[key.split(".", 1)[1]] = value
+        elif key.startswith("policy."):
+            pparams[key.split(".", 1)[1]] = value
+        elif key in wk and key in pk:
+            raise UsageError(f"parameter {key!r} is ambiguous: prefix it with workload. or policy.")
+        elif key in wk:
+            wparams[key] = value
+        elif key in pk:
+            pparams[key] = value
+        else:
+            raise UsageError(f"unknown parameter {key!r}: workload {workload!r} takes {sorted(wk)}, "
+                             f"policy {policy!r} takes {sorted(pk)}")
+    return wparams, pparams
+
+
+def run(workload: str, policy: str, params: Sequence[str], seed: int, out: str | os.PathLike,
+        horizon: int | None = None) -> dict:
+    """Simulate and write the output files atomically into ``out``; returns the summary."""
+    from dlsched.core import metrics
+    from dlsched.core.simulator import simulate
+
+    wparams, pparams = split_params(params, workload, policy)
+    wl = registry.make_workload(workload, seed=seed, **wparams)
+    pol = registry.make_policy(policy, **pparams)
+    result = simulate(wl, pol, seed=seed, horizon=horizon)
+    summary = {k: (None if isinstance(v, float) and math.isnan(v) else v)
+               for k, v in metrics.summary(result).items()}
+    summary.update({"workload": workload, "policy": policy, "seed": seed, "horizon": horizon,
+                    "workload_params": wparams, "policy_params": pparams,
+                    "slot_seconds": wl.cluster.slot_seconds, "end_slot": result.end_slot,
+                    "stalled": result.stalled})
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        wl.cluster.to_frame().to_csv(tmp / "instance_servers.csv", index=False)
+        wl.jobs_frame().to_csv(tmp / "instance_jobs.csv", index=False)
+        result.jobs.to_csv(tmp / "jobs.csv", index=False)
+        result.allocations.to_csv(tmp / "allocations.csv", index=False)
+        (tmp / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+        out.mkdir(exist_ok=True)
+        for name in OUTPUT_FILES:
+            os.replace(tmp / name, out / name)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return summary
+
+
+def _list() -> str:
+    lines = ["policies:"]
+    for n in registry.policy_names():
+        lines.append(f"  {n}  {registry.policy_parameters(n)}")
+    lines.append("workloads:")
+    for n in registry.workload_names():
+        lines.append(f"  {n}  {registry.workload_parameters(n)}")
+    return "\n".join(lines)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit code 2
+        raise UsageError(message)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``dlsched`` command; returns the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "reproduce":
+        from dlsched import reproduce
+
+        return reproduce.main(argv[1:])
+    parser = _Parser(prog="dlsched", description="dlsched: schedulers for distributed DL training jobs.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p_run = sub.add_parser("run", help="simulate one policy on one workload")
+    p_run.add_argument("--workload", required=True)
+    p_run.add_argument("--policy", required=True)
+    p_run.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
+    p_run.add_argument("--seed", type=int, default=0)
+    p_run.add_argument("--horizon", type=int, default=None)
+    p_run.add_argument("--out", required=True)
+    sub.add_parser("reproduce", help="run every notebook with papermill (see dlsched reproduce --help)")
+    sub.add_parser("list", help="registered policies and workloads")
+    try:
+        args = parser.parse_args(argv)
+        if args.command == "list":
+            print(_list())
+            return 0
+        if args.seed < 0:
+            raise UsageError(f"--seed must be >= 0, got {args.seed}")
+        summary = run(args.workload, args.policy, args.param, args.seed, args.out, args.horizon)
+    except (UsageError, ValueError, TypeError, FileNotFoundError, OSError) as exc:
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"dlsched: error: {msg}", file=sys.stderr)
+        return 2
+    print(f"{summary['finished']}/{summary['jobs']} jobs finished, total utility "
+          f"{summary['total_utility']:.4g}; wrote {', '.join(OUTPUT_FILES)} to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,120 @@
+"""Round-robin task placement, shared by the baselines (FIFO, DRF, RRH, ...).
+
+OASiS Sec. V-A: "In FIFO, DRF and RRH, workers and PSs are placed on available servers in a
+round-robin fashion." :class:`RoundRobin` keeps one pointer per role and places tasks one at a
+time on the next server (in index order, wrapping around) that has room for one more task,
+optionally trying a job's previous servers first so that a job whose count does not change stays
+where it is (fewer migrations).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from dlsched.core.cluster import Cluster
+from dlsched.core.jobs import JobSpec
+from dlsched.core.schedule import Placement
+
+_EPS = 1e-9
+
+
+def reachable(spec: JobSpec, cluster: Cluster, t: int) -> np.ndarray:
+    """Boolean mask of servers the job may use at slot ``t`` (data-transfer delays, A_online (2i))."""
+    return t >= spec.arrival + spec.delays(cluster) - _EPS
+
+
+def next_reachable_slot(spec: JobSpec, cluster: Cluster, t: int) -> int | None:
+    """First slot after ``t`` at which one more server becomes reachable for the job, if any."""
+    times = np.ceil(spec.arrival + spec.delays(cluster) - _EPS)
+    later = times[times > t]
+    return int(later.min()) if later.size else None
+
+
+class RoundRobin:
+    """Round-robin placer over one cluster.
+
+    Parameters
+    ----------
+    cluster : Cluster
+    """
+
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
+        self._servers = {r: cluster.servers_for(r) for r in ("worker", "ps")}
+        self._pointer = {"worker": 0, "ps": 0}
+        self._hard = cluster.hard
+
+    def fits(self, free: np.ndarray, server: int, demand: np.ndarray) -> bool:
+        """Whether one task of ``demand`` fits in ``free[server]`` (hard resources only)."""
+        h = self._hard
+        return bool(np.all(free[server, h] >= demand[h] - _EPS))
+
+    def place(self, free: np.ndarray, demand: np.ndarray, count: int, role: str,
+              mask: np.ndarray | None = None, prefer: Mapping[int, int] | None = None
+              ) -> dict[int, int] | None:
+        """Place ``count`` tasks; update ``free`` in place and return ``{server: count}``.
+
+        Tries ``prefer`` (server -> up to how many tasks) first, then round robin over the
+        servers that may host ``role`` (and are in ``mask``). Returns None, leaving ``free`` and
+        the pointer unchanged, if not all tasks fit.
+        """
+        if count <= 0:
+            return {}
+        servers = self._servers[role]
+        if mask is not None:
+            servers = servers[mask[servers]]
+        if servers.size == 0:
+            return None
+        snapshot = free.copy()
+        out: dict[int, int] = {}
+        left = count
+        for s, quota in sorted((prefer or {}).items()):
+            if mask is not None and not mask[s]:
+                continue
+            if s not in set(servers.tolist()):
+                continue
+            while quota > 0 and left > 0 and self.fits(free, s, demand):
+                free[s] -= demand
+                out[s] = out.get(s, 0) + 1
+                quota -= 1
+                left -= 1
+        n = servers.size
+        start = int(np.searchsorted(servers, self._pointer[role])) % n
+        pointer = self._pointer[role]
+        while left > 0:
+            placed = False
+            for i in range(n):
+                s = int(servers[(start + i) % n])
+                if self.fits(free, s, demand):
+                    free[s] -= demand
+                    out[s] = out.get(s, 0) + 1
+                    left -= 1
+                    placed = True
+                    pointer = s + 1
+                    start = (start + i + 1) % n
+                    break
+            if not placed:
+                free[:] = snapshot
+                return None
+        self._pointer[role] = pointer
+        return out
+
+    def place_job(self, spec: JobSpec, workers: int, ps: int, free: np.ndarray, t: int,
+                  prefer: Placement | None = None) -> Placement | None:
+        """Place ``workers`` workers and ``ps`` PS of a job, or return None (``free`` unchanged)."""
+        mask = reachable(spec, self.cluster, t)
+        wd = self.cluster.vector(spec.worker_demand)
+        pd_ = self.cluster.vector(spec.ps_demand)
+        snapshot = free.copy()
+        pointers = dict(self._pointer)
+        w = self.place(free, wd, workers, "worker", mask, dict(prefer.workers) if prefer else None)
+        if w is None:
+            return None
+        p = self.place(free, pd_, ps, "ps", mask, dict(prefer.ps) if prefer else None)
+        if p is None:
+            free[:] = snapshot
+            self._pointer = pointers
+            return None
+        return Placement.of(w, p)

@@ -1,0 +1,279 @@
+"""Allocation types and the independent feasibility checker.
+
+A :class:`Placement` says how many workers and parameter servers (PS) one job has on each server
+in one slot; a :class:`Decision` is what a policy returns for a slot: admissions, rejections, the
+placement of every job that runs in the slot, and when it wants to be asked again.
+
+:func:`check_allocations` is deliberately independent of every policy and of the simulator's
+bookkeeping: it re-derives server usage from the placements alone and raises
+:class:`ScheduleViolation` naming the violated constraint, the slot, the server, the job and the
+amounts. The simulator calls it on every decision; tests and the offline solvers call it on
+recorded schedules (:func:`check_timeline`).
+
+Constraints checked (paper equations in brackets):
+
+* ``role``: workers only on worker-capable servers, PS only on PS-capable servers (OASiS (4)-(5)
+  use separate pools);
+* ``capacity``: per server and non-compressible resource, the sum over jobs of
+  ``workers * worker_demand + ps * ps_demand`` is at most the capacity (OASiS (4)-(5), PD-ORS (5),
+  A_online (2g)-(2h), Optimus (7) per server);
+* ``arrival`` / ``transfer_delay``: nothing before the job's arrival, and nothing on server ``s``
+  before ``arrival + delay_s`` (OASiS (9)-(10), A_online (2i));
+* model constraints from :meth:`JobModel.placement_violations` (e.g. OASiS (3), (6), (7);
+  PD-ORS (4) and the worker:PS ratio; A_online (2a)-(2b)).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from dlsched.core.cluster import Cluster
+    from dlsched.core.jobs import JobSpec
+
+_EPS = 1e-9
+
+
+def _pairs(counts, what: str) -> tuple[tuple[int, int], ...]:
+    items = counts.items() if isinstance(counts, Mapping) else counts
+    out: dict[int, int] = {}
+    for pair in items:
+        try:
+            s, c = pair
+        except (TypeError, ValueError):
+            raise ValueError(f"{what}: expected (server, count) pairs, got {pair!r}") from None
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0:
+            raise ValueError(f"{what}: server index must be an integer >= 0, got {s!r}")
+        if isinstance(c, bool) or not isinstance(c, (int, np.integer)) or c < 0:
+            raise ValueError(f"{what}: count on server {s} must be an integer >= 0, got {c!r}")
+        if c:
+            out[int(s)] = out.get(int(s), 0) + int(c)
+    return tuple(sorted(out.items()))
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Workers and PS of one job in one slot, as sorted ``(server, count)`` pairs.
+
+    Build it with :meth:`of`, which accepts mappings or pair lists and drops zero counts.
+    """
+
+    workers: tuple[tuple[int, int], ...] = ()
+    ps: tuple[tuple[int, int], ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "workers", _pairs(self.workers, "placement.workers"))
+        object.__setattr__(self, "ps", _pairs(self.ps, "placement.ps"))
+
+    @classmethod
+    def of(cls, workers=(), ps=()) -> Placement:
+        """Placement from ``{server: count}`` mappings or ``[(server, count), ...]`` lists."""
+        return cls(workers, ps)
+
+    @property
+    def n_workers(self) -> int:
+        """Total number of workers."""
+        return sum(c for _, c in self.workers)
+
+    @property
+    def n_ps(self) -> int:
+        """Total number of parameter servers."""
+        return sum(c for _, c in self.ps)
+
+    @property
+    def servers(self) -> frozenset[int]:
+        """Servers hosting any task of the job."""
+        return frozenset(s for s, _ in self.workers) | frozenset(s for s, _ in self.ps)
+
+    @property
+    def is_empty(self) -> bool:
+        """True when the job has no task."""
+        return not self.workers and not self.ps
+
+    @property
+    def colocated(self) -> bool:
+        """True when every worker and PS of the job is on one single server (PD-ORS Fact 1,
+        A_online's xi_j = 1)."""
+        return len(self.servers) == 1
+
+    def workers_on(self, server: int) -> int:
+        """Workers on ``server``."""
+        return dict(self.workers).get(server, 0)
+
+    def ps_on(self, server: int) -> int:
+        """PS on ``server``."""
+        return dict(self.ps).get(server, 0)
+
+
+EMPTY = Placement()
+"""The empty placement."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a policy decides at a slot.
+
+    Parameters
+    ----------
+    allocations : Mapping[int, Placement]
+        Placement of every job that runs in this slot (and until the next decision). Jobs not
+        listed get nothing.
+    admit, reject : Iterable[int]
+        Pending jobs admitted / rejected now. Rejection is final; a job must be admitted (now
+        or before) to receive an allocation.
+    wakeup : int or None
+        The latest slot at which the policy wants to decide again. ``None`` means at the next
+        arrival or completion. The allocation is kept unchanged until then.
+    info : Mapping[int, Mapping[str, float]]
+        Per-job annotations recorded in the result's job table (e.g. OASiS's payoff ``mu`` and
+        planned completion).
+    """
+
+    allocations: Mapping[int, Placement] = field(default_factory=dict)
+    admit: frozenset[int] = frozenset()
+    reject: frozenset[int] = frozenset()
+    wakeup: int | None = None
+    info: Mapping[int, Mapping[str, float]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        allocs = {}
+        for j, p in dict(self.allocations).items():
+            if not isinstance(p, Placement):
+                raise TypeError(f"decision.allocations[{j!r}] must be a Placement, got {type(p).__name__}")
+            if not p.is_empty:
+                allocs[int(j)] = p
+        object.__setattr__(self, "allocations", MappingProxyType(allocs))
+        object.__setattr__(self, "admit", frozenset(int(j) for j in self.admit))
+        object.__setattr__(self, "reject", frozenset(int(j) for j in self.reject))
+        both = self.admit & self.reject
+        if both:
+            raise ValueError(f"decision admits and rejects the same jobs {sorted(both)}")
+        if self.wakeup is not None and (isinstance(self.wakeup, bool) or int(self.wakeup) != self.wakeup):
+            raise ValueError(f"decision.wakeup must be an integer slot or None, got {self.wakeup!r}")
+        object.__setattr__(self, "info", MappingProxyType({int(k): dict(v) for k, v in dict(self.info).items()}))
+
+
+class ScheduleViolation(Exception):
+    """A schedule breaks a constraint.
+
+    Attributes
+    ----------
+    constraint : str
+        Short name of the violated constraint (``capacity``, ``role``, ``arrival``, ...).
+    slot, server, job : int or None
+    resource : str or None
+    amount, limit : float or None
+        The offending amount and the limit it exceeds.
+    """
+
+    def __init__(self, constraint: str, message: str, *, slot=None, server=None, job=None,
+                 resource=None, amount=None, limit=None) -> None:
+        self.constraint = constraint
+        self.slot = slot
+        self.server = server
+        self.job = job
+        self.resource = resource
+        self.amount = amount
+        self.limit = limit
+        where = ", ".join(
+            f"{k}={v}" for k, v in
+            (("slot", slot), ("server", server), ("job", job), ("resource", resource),
+             ("amount", amount), ("limit", limit))
+            if v is not None
+        )
+        super().__init__(f"[{constraint}] {message}" + (f" ({where})" if where else ""))
+
+
+def server_usage(cluster: Cluster, specs: Mapping[int, JobSpec],
+                 allocations: Mapping[int, Placement]) -> np.ndarray:
+    """Resources used on every server by ``allocations``: array (n_servers, n_resources)."""
+    used = np.zeros_like(cluster.capacity)
+    for j, p in allocations.items():
+        spec = specs[j]
+        wd = cluster.vector(spec.worker_demand, f"job {j} worker_demand")
+        pd_ = cluster.vector(spec.ps_demand, f"job {j} ps_demand")
+        for s, c in p.workers:
+            used[s] += c * wd
+        for s, c in p.ps:
+            used[s] += c * pd_
+    return used
+
+
+def check_allocations(cluster: Cluster, specs: Mapping[int, JobSpec], t: int,
+                      allocations: Mapping[int, Placement]) -> None:
+    """Check one slot's allocations against capacities, roles, arrivals and model constraints.
+
+    Raises
+    ------
+    ScheduleViolation
+        On the first violated constraint, naming slot, server, job and amounts.
+    """
+    n = cluster.n_servers
+    worker_ok = np.zeros(n, bool)
+    worker_ok[cluster.servers_for("worker")] = True
+    ps_ok = np.zeros(n, bool)
+    ps_ok[cluster.servers_for("ps")] = True
+    for j in sorted(allocations):
+        p = allocations[j]
+        if j not in specs:
+            raise ScheduleViolation("unknown_job", f"allocation for unknown job {j}", slot=t, job=j)
+        spec = specs[j]
+        for role, pairs, ok in (("worker", p.workers, worker_ok), ("ps", p.ps, ps_ok)):
+            for s, c in pairs:
+                if s >= n:
+                    raise ScheduleViolation("server", f"{role} on server index {s} >= n_servers {n}",
+                                            slot=t, server=s, job=j)
+                if not ok[s]:
+                    raise ScheduleViolation(
+                        "role", f"{c} {role}(s) on server {cluster.servers[s].name!r} of pool "
+                        f"{cluster.servers[s].pool!r}, which cannot host a {role}",
+                        slot=t, server=s, job=j, amount=c)
+        if t < spec.arrival:
+            raise ScheduleViolation("arrival", f"job {j} allocated before its arrival slot {spec.arrival}",
+                                    slot=t, job=j)
+        delays = spec.delays(cluster)
+        for s in p.servers:
+            if t < spec.arrival + delays[s]:
+                raise ScheduleViolation(
+                    "transfer_delay",
+                    f"job {j} uses server {s} before its data arrives (slot {spec.arrival} + delay {delays[s]:g})",
+                    slot=t, server=s, job=j, amount=t, limit=spec.arrival + delays[s])
+        for constraint, message in spec.model.placement_violations(spec, p):
+            raise ScheduleViolation(constraint, f"job {j}: {message}", slot=t, job=j)
+    used = server_usage(cluster, specs, allocations)
+    over = (used > cluster.capacity * (1 + _EPS) + _EPS) & cluster.hard[None, :]
+    if over.any():
+        s, r = map(int, np.argwhere(over)[0])
+        on = sorted(j for j, p in allocations.items() if s in p.servers)
+        raise ScheduleViolation(
+            "capacity",
+            f"{cluster.resources[r]!r} on server {cluster.servers[s].name!r} over capacity; jobs there: {on}",
+            slot=t, server=s, resource=cluster.resources[r],
+            amount=float(used[s, r]), limit=float(cluster.capacity[s, r]))
+
+
+def check_timeline(cluster: Cluster, specs: Mapping[int, JobSpec], runs) -> None:
+    """Re-check a recorded schedule slot by slot.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame or Iterable[tuple]
+        Rows ``(job, slot, server, role, count)``: the tidy allocation table of a result, or the
+        output of an offline solver.
+    """
+    import pandas as pd
+
+    df = runs if isinstance(runs, pd.DataFrame) else pd.DataFrame(
+        list(runs), columns=["job", "slot", "server", "role", "count"])
+    for t, g in df.groupby("slot", sort=True):
+        per_job: dict[int, dict[str, dict[int, int]]] = {}
+        for j, s, role, c in zip(g["job"], g["server"], g["role"], g["count"]):
+            per_job.setdefault(int(j), {"worker": {}, "ps": {}})[role][int(s)] = int(c)
+        allocs = {j: Placement.of(d["worker"], d["ps"]) for j, d in per_job.items()}
+        check_allocations(cluster, specs, int(t), allocs)
+

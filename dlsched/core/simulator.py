@@ -1,0 +1,408 @@
+"""The discrete-time engine: arrivals -> view -> policy -> validate -> advance -> record.
+
+Time is divided into slots ``0, 1, 2, ...`` of ``cluster.slot_seconds`` seconds. At a decision
+point ``t`` the simulator hands the policy a read-only :class:`~dlsched.core.policy.ClusterView`,
+validates the returned :class:`~dlsched.core.schedule.Decision` with the independent checker
+(:func:`~dlsched.core.schedule.check_allocations`) and keeps the allocation until the next
+decision point: the next arrival, the slot after the next completion, the policy's ``wakeup``
+slot, or the horizon, whichever comes first. While the allocation is unchanged the progress rates
+are constant, so the engine jumps over the whole stretch at once (event-driven speed, slot-exact
+semantics).
+
+Conventions (OASiS Sec. III): a job arriving in slot ``a`` may run in slot ``a``; a job whose
+work is done at time ``x`` (continuous, in slots) completes in slot ``ceil(x) - 1``, its duration
+for the utility is ``completion_slot - a``, and its resources are freed at the next slot
+boundary. JCT is ``x - a`` slots (times ``slot_seconds`` for seconds).
+
+The simulator never looks at which policy it runs; everything policy-specific travels through
+:class:`Decision` (admissions, allocations, wakeup, per-job info).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from functools import cached_property
+from types import MappingProxyType
+
+import numpy as np
+import pandas as pd
+
+from dlsched.core.jobs import RateContext, Workload
+from dlsched.core.policy import ClusterView, JobView, Policy
+from dlsched.core.schedule import EMPTY, Decision, ScheduleViolation, check_allocations, server_usage
+
+_TOL = 1e-9
+
+
+def policy_rng(seed) -> np.random.Generator:
+    """The policy's random stream for a run.
+
+    ``seed`` may be an int >= 0 or a SeedSequence (the stream is the first child of
+    ``SeedSequence(seed)``, so the same seed always gives the same stream), or a Generator, which is
+    used as is.
+    """
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, np.random.SeedSequence):
+        ss = np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key)
+    elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0:
+        ss = np.random.SeedSequence(int(seed))
+    else:
+        raise ValueError(f"seed must be an int >= 0, a SeedSequence or a Generator, got {seed!r}")
+    return np.random.default_rng(ss.spawn(1)[0])
+
+
+@dataclass
+class _State:
+    status: str = "future"          # future | pending | admitted | rejected | finished
+    work_done: float = 0.0
+    start: int | None = None
+    admitted_at: int | None = None
+    placement: object = EMPTY
+    pause_left: float = 0.0          # slots of progress still lost to a placement switch
+    completion_time: float = math.nan
+    migrations: int = 0
+    info: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Outcome of :func:`simulate`.
+
+    Attributes
+    ----------
+    workload : Workload
+    policy : str
+        Registry name of the policy.
+    policy_params : Mapping[str, object]
+    jobs : pandas.DataFrame
+        One row per job (columns in the README glossary).
+    runs : pandas.DataFrame
+        Run-length allocation records ``job, slot, slots, server, role, count``: ``count`` tasks of
+        ``role`` on ``server`` during slots ``slot .. slot + slots - 1``.
+    end_slot : int
+        First slot not simulated.
+    decisions : int
+        Number of times the policy was asked.
+    stalled : bool
+        True if the run stopped with unfinished jobs that nothing could advance (no running job,
+        no future arrival, no wakeup, no horizon).
+    wall_seconds : float
+        Wall time of the run (not part of equality).
+    """
+
+    workload: Workload
+    policy: str
+    policy_params: MappingProxyType
+    jobs: pd.DataFrame
+    runs: pd.DataFrame
+    end_slot: int
+    decisions: int
+    stalled: bool
+    wall_seconds: float = field(default=0.0, compare=False)
+
+    @cached_property
+    def allocations(self) -> pd.DataFrame:
+        """Tidy per-slot allocation table ``job, slot, server, role, count``."""
+        r = self.runs
+        if r.empty:
+            return pd.DataFrame({c: pd.Series(dtype="int64") for c in ("job", "slot", "server", "count")}
+                                ).assign(role=pd.Series(dtype=object))[["job", "slot", "server", "role", "count"]]
+        reps = r["slots"].to_numpy()
+        idx = np.repeat(np.arange(len(r)), reps)
+        offset = np.arange(len(idx)) - np.repeat(np.cumsum(reps) - reps, reps)
+        out = pd.DataFrame({
+            "job": r["job"].to_numpy()[idx],
+            "slot": r["slot"].to_numpy()[idx] + offset,
+            "server": r["server"].to_numpy()[idx],
+            "role": r["role"].to_numpy()[idx],
+            "count": r["count"].to_numpy()[idx],
+        })
+        return out.sort_values(["slot", "job", "role", "server"], kind="stable").reset_index(drop=True)
+
+    def usage(self) -> pd.DataFrame:
+        """Resources allocated per slot (columns: ``slot`` and one per resource)."""
+        from dlsched.core.metrics import usage_timeline
+
+        return usage_timeline(self)
+
+
+def simulate(workload: Workload, policy: Policy, *, seed=0, horizon: int | None = None,
+             check: bool = True, progress: bool = False) -> SimulationResult:
+    """Run ``policy`` on ``workload``.
+
+    Parameters
+    ----------
+    workload : Workload
+    policy : Policy
+        Any object implementing the policy protocol (see :mod:`dlsched.core.policy`).
+    seed : int, SeedSequence or numpy.random.Generator
+        Source of the policy's random stream (passed to ``policy.reset``).
+    horizon : int, optional
+        Stop before this slot (defaults to ``workload.horizon``; None runs until every job is
+        finished or rejected).
+    check : bool, default True
+        Validate every decision with the independent checker (keep it on; it is cheap).
+    progress : bool
+        Show a tqdm bar over finished jobs.
+
+    Returns
+    -------
+    SimulationResult
+
+    Raises
+    ------
+    ScheduleViolation
+        If the policy returns an infeasible or inconsistent decision.
+    """
+    if not isinstance(workload, Workload):
+        raise TypeError(f"workload must be a Workload, got {type(workload).__name__}")
+    if not isinstance(policy, Policy):
+        raise TypeError(f"policy must implement the Policy protocol, got {type(policy).__name__}")
+    rng = policy_rng(seed)
+    wall0 = time.perf_counter()
+    cluster = workload.cluster
+    specs = workload.specs
+    order = workload.jobs
+    H = workload.horizon if horizon is None else int(horizon)
+    if H is not None and H < 1:
+        raise ValueError(f"horizon must be >= 1, got {horizon!r}")
+    state = {j: _State() for j in specs}
+    policy.reset(cluster, rng)
+    bar = _progress(progress, len(order))
+
+    runs: list[tuple[int, int, int, int, str, int]] = []
+    allocs: dict = {}
+    idx = 0
+    n = len(order)
+    t = order[0].arrival if n else 0
+    wakeup: int | None = None
+    first = True
+    arrived: list[int] = []
+    completed: list[int] = []
+    decisions = 0
+    stalled = False
+    slot_s = cluster.slot_seconds
+
+    while True:
+        if H is not None and t >= H:
+            break
+        while idx < n and order[idx].arrival <= t:
+            j = order[idx].job_id
+            state[j].status = "pending"
+            arrived.append(j)
+            idx += 1
+        active = [j for j in _active_ids(order, state)]
+        if not active:
+            if idx >= n:
+                break
+            t = order[idx].arrival
+            allocs = {}
+            continue
+        if first or arrived or completed or (wakeup is not None and t >= wakeup):
+            first = False
+            view = _view(t, cluster, specs, state, active, allocs, arrived, completed, H)
+            decision = policy.decide(t, view)
+            decisions += 1
+            if not isinstance(decision, Decision):
+                raise TypeError(f"{type(policy).__name__}.decide must return a Decision, "
+                                f"got {type(decision).__name__}")
+            allocs = _apply(t, decision, state, specs, cluster, check, bar)
+            wakeup = decision.wakeup
+            if wakeup is not None and wakeup <= t:
+                raise ScheduleViolation("wakeup", f"wakeup slot {wakeup} is not after the current slot",
+                                        slot=t)
+            arrived, completed = [], []
+        # --- rates under the current allocation
+        load = server_usage(cluster, specs, allocs)
+        ctx = RateContext(cluster, load)
+        rates: dict[int, float] = {}
+        limits: list[float] = []
+        for j, p in allocs.items():
+            st = state[j]
+            r = specs[j].model.rate(specs[j], p, ctx)
+            if not (r >= 0 and math.isfinite(r)):
+                raise ValueError(f"job {j}: model rate must be finite and >= 0, got {r!r}")
+            rates[j] = r
+            if r > 0:
+                remaining = specs[j].model.total_work - st.work_done
+                limits.append(math.ceil(st.pause_left + remaining / r - _TOL))
+        if idx < n:
+            limits.append(order[idx].arrival - t)
+        if wakeup is not None:
+            limits.append(wakeup - t)
+        if H is not None:
+            limits.append(H - t)
+        if not limits:
+            stalled = True
+            break
+        k = max(1, int(min(limits)))
+        # --- advance k slots
+        for j, p in allocs.items():
+            st = state[j]
+            for s, c in p.workers:
+                runs.append((j, t, k, s, "worker", c))
+            for s, c in p.ps:
+                runs.append((j, t, k, s, "ps", c))
+            r = rates[j]
+            if r <= 0:
+                st.pause_left = max(0.0, st.pause_left - k)
+                continue
+            total = specs[j].model.total_work
+            finish = st.pause_left + (total - st.work_done) / r
+            if finish <= k + _TOL:
+                st.work_done = total
+                st.completion_time = t + finish
+                st.status = "finished"
+                completed.append(j)
+                if bar is not None:
+                    bar.update(1)
+            else:
+                st.work_done += r * max(0.0, k - st.pause_left)
+            st.pause_left = max(0.0, st.pause_left - k)
+        t += k
+        for j in completed:
+            allocs.pop(j, None)
+            state[j].placement = EMPTY
+    if bar is not None:
+        bar.close()
+    jobs = _jobs_table(order, state, slot_s)
+    runs_df = pd.DataFrame(runs, columns=["job", "slot", "slots", "server", "role", "count"])
+    return SimulationResult(
+        workload=workload,
+        policy=getattr(policy, "name", type(policy).__name__),
+        policy_params=MappingProxyType(dict(getattr(policy, "params", {}))),
+        jobs=jobs,
+        runs=runs_df,
+        end_slot=t,
+        decisions=decisions,
+        stalled=stalled,
+        wall_seconds=time.perf_counter() - wall0,
+    )
+
+
+def _active_ids(order, state):
+    for s in order:
+        if state[s.job_id].status in ("pending", "admitted"):
+            yield s.job_id
+
+
+def _progress(enabled: bool, total: int):
+    if not enabled:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="jobs done", unit="job")
+
+
+def _view(t, cluster, specs, state, active, allocs, arrived, completed, H) -> ClusterView:
+    jobs = {}
+    for j in active:
+        st = state[j]
+        model = specs[j].model
+        jobs[j] = JobView(
+            spec=specs[j],
+            status=st.status,
+            work_done=st.work_done,
+            remaining_work=(model.total_work - st.work_done) if model.work_known else None,
+            start=st.start,
+            placement=st.placement,
+            observations=model.observations(st.work_done),
+        )
+    used = server_usage(cluster, specs, {j: p for j, p in allocs.items() if j in jobs})
+    used.setflags(write=False)
+    return ClusterView(t=t, cluster=cluster, jobs=MappingProxyType(jobs), used=used,
+                       arrived=tuple(arrived), completed=tuple(completed), horizon=H)
+
+
+def _apply(t, d: Decision, state, specs, cluster, check: bool, bar) -> dict:
+    for j in sorted(d.admit | d.reject):
+        if j not in state or state[j].status != "pending":
+            st = state[j].status if j in state else "unknown"
+            raise ScheduleViolation("admission", f"job {j} is {st}, only pending jobs can be admitted "
+                                    "or rejected", slot=t, job=j)
+    for j in sorted(d.admit):
+        state[j].status = "admitted"
+        state[j].admitted_at = t
+    for j in sorted(d.reject):
+        state[j].status = "rejected"
+        if bar is not None:
+            bar.update(1)
+    for j in sorted(d.allocations):
+        st = state.get(j)
+        if st is None or st.status != "admitted":
+            status = "unknown" if st is None else st.status
+            raise ScheduleViolation("admission", f"allocation for job {j}, which is {status} "
+                                    "(only admitted, unfinished jobs may run)", slot=t, job=j)
+    for j, info in d.info.items():
+        if j in state:
+            state[j].info.update(info)
+    if check:
+        check_allocations(cluster, specs, t, d.allocations)
+    new = dict(d.allocations)
+    for j, st in state.items():
+        if st.status not in ("admitted",):
+            continue
+        p = new.get(j, EMPTY)
+        prev = st.placement
+        model = specs[j].model
+        if not model.elastic and not prev.is_empty and not p.is_empty and p != prev:
+            raise ScheduleViolation("fixed_allocation", f"job {j} is not elastic: its running "
+                                    "allocation cannot change", slot=t, job=j)
+        if p != prev and not p.is_empty:
+            pause = model.switch_pause(prev, p) / cluster.slot_seconds
+            if pause > 0:
+                st.pause_left = pause
+            if not prev.is_empty and p.servers != prev.servers:
+                st.migrations += 1
+        if st.start is None and p.n_workers > 0:
+            st.start = t
+        st.placement = p
+    return new
+
+
+def _jobs_table(order, state, slot_s: float) -> pd.DataFrame:
+    rows = []
+    info_keys: list[str] = []
+    for spec in order:
+        st = state[spec.job_id]
+        for k in st.info:
+            if k not in info_keys:
+                info_keys.append(k)
+    for spec in order:
+        st = state[spec.job_id]
+        finished = st.status == "finished"
+        ct = st.completion_time if finished else math.nan
+        cslot = (math.ceil(ct - _TOL) - 1) if finished else math.nan
+        duration = cslot - spec.arrival if finished else math.nan
+        status = {"future": "not_arrived", "pending": "pending", "admitted": "unfinished"}.get(
+            st.status, st.status)
+        row = {
+            "job_id": spec.job_id,
+            "name": spec.name,
+            "model": spec.model.kind,
+            "arrival": spec.arrival,
+            "status": status,
+            "admitted": st.admitted_at is not None,
+            "admitted_at": st.admitted_at if st.admitted_at is not None else math.nan,
+            "start_slot": st.start if st.start is not None else math.nan,
+            "completion_slot": cslot,
+            "completion_time": ct,
+            "jct": ct - spec.arrival if finished else math.nan,
+            "jct_seconds": (ct - spec.arrival) * slot_s if finished else math.nan,
+            "utility": float(spec.utility(duration)) if finished else 0.0,
+            "target": spec.target,
+            "completion_minus_target": duration - spec.target if finished else math.nan,
+            "total_work": spec.model.total_work,
+            "work_done": st.work_done,
+            "migrations": st.migrations,
+        }
+        for k in info_keys:
+            row[k] = st.info.get(k, math.nan)
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    if not rows:
+        df = pd.DataFrame(columns=["job_id", "arrival", "status", "utility"])
+    return df

@@ -1,0 +1,181 @@
+"""One plotting style and one ``savefig`` for every figure of the project.
+
+Every notebook calls :func:`set_style` once and saves each figure through
+:func:`savefig`, which enforces the project's figure names
+(``fig_<paper>_<nn>_<what>``, e.g. ``fig_oasis_03_utility_vs_load``) and writes
+files that are byte-identical from run to run, so that regenerated figures only
+show up in ``git diff`` when their content really changed.
+
+Determinism comes from three choices:
+
+* metadata that carries a date or a software version (PNG ``Software``, PDF
+  ``Creator``/``Producer``/``CreationDate``/``ModDate``, SVG ``Creator``/``Date``)
+  is removed;
+* ``svg.hashsalt`` is fixed, so SVG element ids do not depend on a random salt;
+* the first sans-serif font is DejaVu Sans, which ships with matplotlib itself,
+  so every machine (also a headless CI runner without system fonts) renders
+  with the same glyphs and never falls back with a warning.
+
+No backend is forced at import: notebook kernels keep their inline backend and
+scripts on a machine without a display get matplotlib's automatic fallback to
+Agg. :func:`savefig` renders through the format's own canvas, so it works under
+any backend.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib as mpl
+import seaborn as sns
+from matplotlib.figure import Figure
+
+__all__ = ["FIGURE_NAME_PATTERN", "PAPER_KEYS", "SAVEFIG_DPI", "set_style", "savefig"]
+
+#: Paper keys allowed as the ``<paper>`` part of a figure name (``overview``: cross-paper figures).
+PAPER_KEYS: tuple[str, ...] = ("oasis", "optimus", "pdors", "aonline", "specon", "overview")
+
+#: Regular expression every figure name must match: ``fig_<paper>_<nn>_<what>``.
+FIGURE_NAME_PATTERN: re.Pattern[str] = re.compile(r"^fig_[a-z0-9]+_[0-9]{2}_[a-z0-9_]+$")
+
+#: Resolution of raster output (PNG), dots per inch.
+SAVEFIG_DPI: int = 150
+
+_SVG_HASHSALT = "dlsched"
+
+# Metadata that would make two saves of the same figure differ (dates, versions).
+_METADATA: dict[str, dict[str, None]] = {
+    "png": {"Software": None},
+    "pdf": {"Creator": None, "Producer": None, "CreationDate": None, "ModDate": None},
+    "svg": {"Creator": None, "Date": None},
+}
+
+_RC: dict[str, object] = {
+    "savefig.dpi": SAVEFIG_DPI,
+    "savefig.bbox": "tight",
+    "svg.hashsalt": _SVG_HASHSALT,
+    "svg.fonttype": "path",
+    "pdf.fonttype": 42,  # embed TrueType (editable text in the PDF)
+    "ps.fonttype": 42,
+    "font.family": "sans-serif",
+    "font.sans-serif": ["DejaVu Sans", "Arial", "Liberation Sans", "Helvetica", "sans-serif"],
+}
+
+
+def set_style() -> None:
+    """Apply the project's seaborn theme and deterministic matplotlib settings.
+
+    Sets ``sns.set_theme(context="notebook", style="whitegrid", palette="colorblind")``
+    plus rcParams for deterministic, headless-safe output (fixed ``svg.hashsalt``,
+    ``savefig.dpi`` = :data:`SAVEFIG_DPI`, tight bounding box, DejaVu Sans first in
+    the sans-serif list). Calling it again gives the same state (idempotent). The
+    matplotlib backend is left untouched.
+
+    Returns
+    -------
+    None
+    """
+    sns.set_theme(context="notebook", style="whitegrid", palette="colorblind", font="sans-serif")
+    mpl.rcParams.update(_RC)
+
+
+def _check_name(name: object) -> str:
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {type(name).__name__}: {name!r}")
+    if not FIGURE_NAME_PATTERN.fullmatch(name):
+        raise ValueError(
+            f"name={name!r} does not match fig_<paper>_<nn>_<what> "
+            f"(pattern {FIGURE_NAME_PATTERN.pattern}), e.g. 'fig_oasis_03_utility_vs_load'"
+        )
+    paper = name.split("_")[1]
+    if paper not in PAPER_KEYS:
+        raise ValueError(f"name={name!r} has paper key {paper!r}; expected one of {PAPER_KEYS}")
+    return name
+
+
+def _check_formats(formats: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(formats, str):
+        formats = (formats,)
+    out = tuple(formats)
+    if not out:
+        raise ValueError("formats is empty; give at least one of " + ", ".join(_METADATA))
+    for fmt in out:
+        if fmt not in _METADATA:
+            raise ValueError(f"formats contains {fmt!r}; supported: {tuple(_METADATA)}")
+    if len(set(out)) != len(out):
+        raise ValueError(f"formats={out!r} contains duplicates")
+    return out
+
+
+def savefig(
+    fig: Figure,
+    name: str,
+    figures_dir: str | os.PathLike[str] = "figures",
+    *,
+    formats: Sequence[str] = ("png", "pdf"),
+) -> list[Path]:
+    """Save ``fig`` as ``<figures_dir>/<name>.<fmt>`` for each format, deterministically.
+
+    The same figure gives byte-identical files on every run (date and version
+    metadata removed, fixed SVG hash salt). Every file is first rendered to a
+    temporary file in ``figures_dir`` and moved into place with ``os.replace``
+    only after all formats rendered, so a failure never leaves a half-written or
+    partial set of files. Nothing is printed.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure to save (for a seaborn grid pass ``grid.figure``).
+    name : str
+        File stem ``fig_<paper>_<nn>_<what>``: ``<paper>`` one of :data:`PAPER_KEYS`,
+        ``<nn>`` two digits, ``<what>`` lower-case letters, digits and underscores.
+    figures_dir : str or os.PathLike, default "figures"
+        Output folder; created if missing.
+    formats : sequence of str, default ("png", "pdf")
+        Any of "png", "pdf", "svg", without duplicates.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The written paths, in the order of ``formats``.
+
+    Raises
+    ------
+    TypeError
+        If ``fig`` is not a matplotlib Figure or ``name`` is not a str.
+    ValueError
+        If ``name`` does not follow the naming scheme, or ``formats`` is empty,
+        has duplicates or an unsupported format. Nothing is written then.
+    """
+    if not isinstance(fig, Figure):
+        raise TypeError(
+            f"fig must be a matplotlib.figure.Figure, got {type(fig).__name__} "
+            "(for a seaborn grid pass grid.figure)"
+        )
+    name = _check_name(name)
+    fmts = _check_formats(formats)
+    folder = Path(figures_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+
+    targets = [folder / f"{name}.{fmt}" for fmt in fmts]
+    temps: list[str] = []
+    try:
+        with mpl.rc_context({"svg.hashsalt": _SVG_HASHSALT}):
+            for fmt in fmts:
+                fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=f".{fmt}.tmp", dir=folder)
+                os.close(fd)
+                temps.append(tmp)
+                fig.savefig(tmp, format=fmt, metadata=_METADATA[fmt])
+                os.chmod(tmp, 0o644)  # mkstemp creates 0600; figures are ordinary files
+        for tmp, target in zip(temps, targets):
+            os.replace(tmp, target)
+    finally:
+        for tmp in temps:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+    return targets

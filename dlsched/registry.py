@@ -1,0 +1,104 @@
+"""Name -> policy and name -> workload: the only module that knows every wing.
+
+Entries are import paths resolved on first use, so importing the registry is cheap and a wing is
+never imported by another wing. Adding a scheduler means adding one line to :data:`POLICIES`;
+the simulator never changes.
+
+>>> from dlsched import registry
+>>> policy = registry.make_policy("fifo", n_workers=2)
+>>> workload = registry.make_workload("synthetic", seed=0, model="oasis", n_jobs=5)
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Mapping
+
+import numpy as np
+
+from dlsched.core.jobs import Workload
+from dlsched.core.policy import Policy
+
+POLICIES: dict[str, str] = {
+    "fifo": "dlsched.baselines.fifo:FIFO",
+    "drf": "dlsched.baselines.drf:DRF",
+}
+"""Policy name -> ``module:class``."""
+
+WORKLOADS: dict[str, str] = {
+    "synthetic": "dlsched.workloads:synthetic",
+    "philly": "dlsched.workloads:philly",
+    "itp": "dlsched.workloads:itp",
+    "philly_like": "dlsched.workloads:philly_like",
+}
+"""Workload name -> ``module:function(rng, **params)``."""
+
+
+class UnknownNameError(KeyError, ValueError):
+    """An unknown policy or workload name."""
+
+    def __str__(self) -> str:  # KeyError quotes its message; keep it readable
+        return str(self.args[0])
+
+
+def _resolve(table: Mapping[str, str], name: str, what: str):
+    if name not in table:
+        raise UnknownNameError(f"unknown {what} {name!r}; known: {', '.join(sorted(table))}")
+    module, attr = table[name].split(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def policy_names() -> list[str]:
+    """Registered policy names, sorted."""
+    return sorted(POLICIES)
+
+
+def workload_names() -> list[str]:
+    """Registered workload names, sorted."""
+    return sorted(WORKLOADS)
+
+
+def _parameters(fn, skip: int) -> dict[str, object]:
+    params = list(inspect.signature(fn).parameters.values())[skip:]
+    return {p.name: (None if p.default is inspect.Parameter.empty else p.default) for p in params
+            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+
+
+def policy_parameters(name: str) -> dict[str, object]:
+    """Constructor parameters of policy ``name`` with their defaults."""
+    return _parameters(_resolve(POLICIES, name, "policy").__init__, 1)
+
+
+def workload_parameters(name: str) -> dict[str, object]:
+    """Parameters of workload ``name`` with their defaults (the generator excluded)."""
+    return _parameters(_resolve(WORKLOADS, name, "workload"), 1)
+
+
+def _check_params(known: Mapping[str, object], params: Mapping[str, object], what: str) -> None:
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise ValueError(f"unknown parameter(s) {unknown} for {what}; known: {sorted(known)}")
+
+
+def make_policy(name: str, **params) -> Policy:
+    """Instantiate policy ``name`` with ``params`` (unknown names raise ValueError)."""
+    cls = _resolve(POLICIES, name, "policy")
+    _check_params(policy_parameters(name), params, f"policy {name!r}")
+    return cls(**params)
+
+
+def make_workload(name: str, seed=0, **params) -> Workload:
+    """Build workload ``name``; ``seed`` is an int, SeedSequence or Generator."""
+    fn = _resolve(WORKLOADS, name, "workload")
+    _check_params(workload_parameters(name), params, f"workload {name!r}")
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(_seed(seed))
+    return fn(rng, **params)
+
+
+def _seed(seed):
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be an int >= 0, a SeedSequence or a Generator, got {seed!r}")
+    return int(seed)

@@ -1,0 +1,733 @@
+"""Run every notebook with papermill ("quick" or "full") and write a manifest.
+
+This is the engine behind ``make reproduce`` / ``dlsched reproduce``. It
+
+1. finds the notebooks ``notebooks/NN_<paper>_<topic>.ipynb`` (sorted by name);
+2. reads the literal defaults of each notebook's cell tagged ``parameters``;
+3. validates the requested parameters *before anything runs*: papermill itself
+   only warns about a parameter a notebook does not declare, so a typo such as
+   ``--param sed=3`` would silently reproduce the defaults; here it raises
+   :class:`UnknownParameterError`. A value whose type does not fit the declared
+   default (a string for a number, ...) raises :class:`ValueError`;
+4. executes the notebooks in order with :func:`papermill.execute_notebook`
+   (working directory ``notebooks_dir``), injecting ``mode`` into every notebook
+   and ``figures_dir`` / ``cache_dir`` (absolute paths) into those that declare
+   them, and stops at the first failure with :class:`NotebookFailedError`;
+5. writes ``<output_dir>/manifest.json`` (also after a failure): package
+   versions, platform, mode, the parameters each notebook received, wall time
+   and status per notebook, and sha256 + size of every file in ``figures_dir``.
+
+Kernel: by default notebooks run in the Jupyter kernel named ``python3``. ipykernel
+installed in a virtualenv registers that kernelspec under
+``<sys.prefix>/share/jupyter/kernels/python3`` with ``argv[0] == "python"``, which
+jupyter_client replaces by ``sys.executable``; so the kernel runs the same
+interpreter (the project's venv) as the runner. :func:`reproduce` verifies this
+before running (:func:`kernel_python`); if another ``python3`` spec shadows it, the
+runner installs ipykernel's spec into ``sys.prefix`` and, if it is still shadowed,
+raises :class:`KernelMismatchError` asking for an explicit ``kernel_name``. An
+explicit ``kernel_name`` is used as given.
+
+Command line: ``python -m dlsched.reproduce --mode quick --param seed=3``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import hashlib
+import importlib.metadata
+import json
+import os
+import platform
+import re
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "MODES",
+    "INJECTED_PARAMETERS",
+    "MANIFEST_PACKAGES",
+    "KernelMismatchError",
+    "NotebookFailedError",
+    "UnknownParameterError",
+    "discover_notebooks",
+    "kernel_python",
+    "main",
+    "notebook_parameters",
+    "parse_param",
+    "reproduce",
+]
+
+#: Allowed values of ``mode``.
+MODES: tuple[str, ...] = ("quick", "full")
+
+#: Parameters the runner sets itself (``mode`` in every notebook, the folders where declared).
+INJECTED_PARAMETERS: tuple[str, ...] = ("mode", "figures_dir", "cache_dir")
+
+#: Distributions whose versions are recorded in the manifest (missing ones as null).
+MANIFEST_PACKAGES: tuple[str, ...] = (
+    "numpy",
+    "scipy",
+    "pandas",
+    "matplotlib",
+    "seaborn",
+    "dask",
+    "distributed",
+    "papermill",
+    "nbformat",
+    "nbclient",
+    "ipykernel",
+    "jupytext",
+    "scikit-learn",
+)
+
+NOTEBOOK_PATTERN: re.Pattern[str] = re.compile(r"^\d{2}_[a-z0-9_]+\.ipynb$")
+
+DEFAULT_KERNEL = "python3"
+
+
+class UnknownParameterError(ValueError):
+    """A requested parameter is declared by none of the selected notebooks.
+
+    Attributes
+    ----------
+    names : list of str
+        The unknown names.
+    declared : list of str
+        Every name the selected notebooks declare (sorted).
+    """
+
+    def __init__(self, names: Sequence[str], declared: Sequence[str]) -> None:
+        self.names = list(names)
+        self.declared = sorted(declared)
+        super().__init__(
+            f"unknown parameter(s) {', '.join(map(repr, self.names))}: no selected notebook "
+            f"declares them; declared parameters: {', '.join(self.declared) or '(none)'}"
+        )
+
+
+class NotebookFailedError(RuntimeError):
+    """A notebook raised while papermill executed it; the notebooks after it did not run.
+
+    Attributes
+    ----------
+    notebook : pathlib.Path
+        The failing source notebook.
+    output : pathlib.Path
+        Its executed copy (with the traceback in the failing cell).
+    summary : str
+        ``"<ExceptionType>: <message>"`` of the failing cell (or of the runner error).
+    cell_index : int or None
+        Index of the failing cell when papermill reports it.
+    """
+
+    def __init__(
+        self, notebook: Path, output: Path, summary: str, cell_index: int | None = None
+    ) -> None:
+        self.notebook = notebook
+        self.output = output
+        self.summary = summary
+        self.cell_index = cell_index
+        where = f" at cell {cell_index}" if cell_index is not None else ""
+        super().__init__(
+            f"notebook {notebook.name} failed{where}: {summary} (executed copy: {output})"
+        )
+
+
+class KernelMismatchError(RuntimeError):
+    """The default ``python3`` kernel would not run the current interpreter."""
+
+
+# --------------------------------------------------------------------------- discovery
+
+
+def discover_notebooks(notebooks_dir: str | os.PathLike[str] = "notebooks") -> list[Path]:
+    """List the project's notebooks ``NN_<name>.ipynb`` in ``notebooks_dir``, sorted by name.
+
+    Parameters
+    ----------
+    notebooks_dir : str or os.PathLike, default "notebooks"
+        Folder to search (not recursively).
+
+    Returns
+    -------
+    list of pathlib.Path
+        Files whose name matches ``^\\d{2}_[a-z0-9_]+\\.ipynb$``, sorted by name.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the folder does not exist or holds no matching notebook.
+    """
+    folder = Path(notebooks_dir)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"notebooks_dir={str(folder)!r} is not a folder")
+    found = sorted(
+        (p for p in folder.iterdir() if p.is_file() and NOTEBOOK_PATTERN.fullmatch(p.name)),
+        key=lambda p: p.name,
+    )
+    if not found:
+        raise FileNotFoundError(
+            f"no notebook matching NN_<name>.ipynb in notebooks_dir={str(folder)!r}"
+        )
+    return found
+
+
+def notebook_parameters(path: str | os.PathLike[str]) -> dict[str, object]:
+    """Return the literal defaults of the notebook's cell tagged ``parameters``.
+
+    The cell may hold only assignments of Python literals to names (``mode = "quick"``,
+    ``seed = 0``, optionally annotated) and comments, as the project's notebook
+    conventions require.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The ``.ipynb`` file.
+
+    Returns
+    -------
+    dict of str to object
+        Name -> default value, in the order of the cell.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file does not exist.
+    ValueError
+        If the notebook has no cell tagged ``parameters`` (or more than one), or the cell
+        holds anything but literal assignments.
+    """
+    import nbformat
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"notebook {str(path)!r} does not exist")
+    nb = nbformat.read(path, as_version=4)
+    cells = [
+        c
+        for c in nb.cells
+        if c.get("cell_type") == "code" and "parameters" in c.get("metadata", {}).get("tags", [])
+    ]
+    if not cells:
+        raise ValueError(f"notebook {path.name} has no code cell tagged 'parameters'")
+    if len(cells) > 1:
+        raise ValueError(f"notebook {path.name} has {len(cells)} cells tagged 'parameters'; one")
+    source = cells[0].source
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        raise ValueError(
+            f"notebook {path.name}: parameters cell is not plain Python: {exc}"
+        ) from exc
+    out: dict[str, object] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign):
+            targets, value = stmt.targets, stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            targets, value = [stmt.target], stmt.value
+        else:
+            raise ValueError(
+                f"notebook {path.name}: parameters cell line {stmt.lineno} is not an "
+                f"assignment of a literal: {ast.get_source_segment(source, stmt)!r}"
+            )
+        if not all(isinstance(t, ast.Name) for t in targets):
+            raise ValueError(
+                f"notebook {path.name}: parameters cell line {stmt.lineno} must assign to "
+                f"plain names: {ast.get_source_segment(source, stmt)!r}"
+            )
+        try:
+            literal = ast.literal_eval(value)
+        except ValueError as exc:
+            raise ValueError(
+                f"notebook {path.name}: parameter {targets[0].id!r} (line {stmt.lineno}) is "
+                f"not a literal: {ast.get_source_segment(source, value)!r}; derived values "
+                "belong in the next cell"
+            ) from exc
+        for t in targets:
+            out[t.id] = literal
+    return out
+
+
+# --------------------------------------------------------------------------- parameters
+
+
+def parse_param(text: str) -> tuple[str, object]:
+    """Parse one ``--param key=value`` argument.
+
+    The value is converted with :func:`ast.literal_eval` when it is a Python literal
+    (``3`` -> int, ``0.5`` -> float, ``True`` -> bool, ``[1, 2]`` -> list, ``None``);
+    otherwise it stays the string as given (``mode=full`` -> ``"full"``). Quote a
+    string that looks like a literal: ``name='"3"'``.
+
+    Parameters
+    ----------
+    text : str
+        ``"key=value"``; split at the first ``=``.
+
+    Returns
+    -------
+    tuple of (str, object)
+        The key (stripped) and the converted value.
+
+    Raises
+    ------
+    ValueError
+        If ``text`` has no ``=`` or its key is empty or not a Python identifier.
+    """
+    if not isinstance(text, str) or "=" not in text:
+        raise ValueError(f"parameter {text!r} is not of the form key=value")
+    key, raw = text.split("=", 1)
+    key = key.strip()
+    if not key:
+        raise ValueError(f"parameter {text!r} has an empty key (expected key=value)")
+    if not key.isidentifier():
+        raise ValueError(f"parameter {text!r}: key {key!r} is not a Python identifier")
+    try:
+        value: object = ast.literal_eval(raw.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        value = raw
+    return key, value
+
+
+def _family(value: object) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, (list, tuple)):
+        return "sequence"
+    return type(value).__name__
+
+
+def _check_type(notebook: Path, key: str, value: object, default: object) -> None:
+    """Declared default None accepts anything; int/float interchangeable; list/tuple too."""
+    if default is None:
+        return
+    if _family(value) != _family(default):
+        raise ValueError(
+            f"notebook {notebook.name}: parameter {key!r} = {value!r} "
+            f"({type(value).__name__}) does not match the declared default "
+            f"{default!r} ({type(default).__name__})"
+        )
+
+
+def _select(notebooks: list[Path], only: Sequence[str] | None) -> list[Path]:
+    if only is None:
+        return notebooks
+    if isinstance(only, str):
+        only = [only]
+    wanted: set[Path] = set()
+    for item in only:
+        key = str(item).removesuffix(".ipynb")
+        hits = [p for p in notebooks if key in (p.stem, p.stem[:2])]
+        if not hits:
+            raise ValueError(
+                f"only: {item!r} matches no notebook (by name or NN prefix); available: "
+                + ", ".join(p.stem for p in notebooks)
+            )
+        wanted.update(hits)
+    return [p for p in notebooks if p in wanted]
+
+
+def _plan(
+    selected: list[Path],
+    mode: str,
+    params: Mapping[str, object],
+    figures_dir: Path,
+    cache_dir: Path,
+) -> dict[Path, dict[str, object]]:
+    """Parameters each notebook receives; validates everything before anything runs."""
+    for key in params:
+        if not isinstance(key, str) or not key.isidentifier():
+            raise ValueError(f"params: key {key!r} is not a Python identifier")
+        if key in INJECTED_PARAMETERS:
+            raise ValueError(
+                f"params: {key!r} is set by the runner; pass it as the {key} argument instead"
+            )
+    injected = {"mode": mode, "figures_dir": str(figures_dir), "cache_dir": str(cache_dir)}
+    declarations: dict[Path, dict[str, object]] = {}
+    for nb in selected:
+        declared = notebook_parameters(nb)
+        if "mode" not in declared:
+            raise ValueError(
+                f"notebook {nb.name} does not declare 'mode' in its parameters cell "
+                f"(declared: {', '.join(declared) or '(none)'})"
+            )
+        declarations[nb] = declared
+    declared_all = {name for declared in declarations.values() for name in declared}
+    unknown = [k for k in params if k not in declared_all]
+    if unknown:
+        raise UnknownParameterError(unknown, declared_all)
+    plan: dict[Path, dict[str, object]] = {}
+    for nb, declared in declarations.items():
+        given: dict[str, object] = {}
+        for key, value in list(injected.items()) + list(params.items()):
+            if key in declared:
+                _check_type(nb, key, value, declared[key])
+                given[key] = value
+        plan[nb] = given
+    return plan
+
+
+# --------------------------------------------------------------------------- kernel
+
+
+def kernel_python(kernel_name: str = DEFAULT_KERNEL) -> str:
+    """Return the interpreter a Jupyter kernel would be started with from this process.
+
+    Mirrors jupyter_client's launcher: an ``argv[0]`` of ``python``, ``python3`` or
+    ``python3.X`` is replaced by ``sys.executable``.
+
+    Parameters
+    ----------
+    kernel_name : str, default "python3"
+        A kernelspec name.
+
+    Returns
+    -------
+    str
+        The executable (``argv[0]`` of the resolved kernelspec, after substitution).
+
+    Raises
+    ------
+    jupyter_client.kernelspec.NoSuchKernel
+        If no kernelspec of that name exists.
+    """
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    spec = KernelSpecManager().get_kernel_spec(kernel_name)
+    exe = spec.argv[0]
+    major, minor = sys.version_info[:2]
+    if exe in {"python", f"python{major}", f"python{major}.{minor}"}:
+        return sys.executable
+    return exe
+
+
+def _same_python(exe: str) -> bool:
+    # Compare without resolving symlinks: a venv's python is a symlink to the base one.
+    return os.path.normcase(os.path.abspath(exe)) == os.path.normcase(
+        os.path.abspath(sys.executable)
+    )
+
+
+def _resolve_kernel(kernel_name: str | None) -> str:
+    if kernel_name is not None:
+        return kernel_name
+    from jupyter_client.kernelspec import NoSuchKernel
+
+    try:
+        ok = _same_python(kernel_python(DEFAULT_KERNEL))
+    except NoSuchKernel:
+        ok = False
+    if not ok:
+        from ipykernel.kernelspec import install
+
+        install(prefix=sys.prefix, kernel_name=DEFAULT_KERNEL)
+        exe = kernel_python(DEFAULT_KERNEL)
+        if not _same_python(exe):
+            raise KernelMismatchError(
+                f"the '{DEFAULT_KERNEL}' kernelspec runs {exe}, not this interpreter "
+                f"{sys.executable} (another spec shadows {sys.prefix}/share/jupyter/kernels); "
+                "pass kernel_name explicitly"
+            )
+    return DEFAULT_KERNEL
+
+
+# --------------------------------------------------------------------------- manifest
+
+
+def _versions() -> dict[str, str | None]:
+    out: dict[str, str | None] = {}
+    for dist in MANIFEST_PACKAGES:
+        try:
+            out[dist] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            out[dist] = None
+    return out
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _figure_hashes(figures_dir: Path) -> list[dict[str, object]]:
+    """sha256 + size of every file under figures_dir (hidden files, e.g. temp files, skipped)."""
+    if not figures_dir.is_dir():
+        return []
+    rows = []
+    for p in figures_dir.rglob("*"):
+        rel = p.relative_to(figures_dir)
+        if p.is_file() and not any(part.startswith(".") for part in rel.parts):
+            rows.append({"name": rel.as_posix(), "sha256": _sha256(p), "size": p.stat().st_size})
+    return sorted(rows, key=lambda r: str(r["name"]))
+
+
+def _write_json_atomic(data: Mapping[str, Any], path: Path) -> None:
+    text = json.dumps(data, indent=2, default=repr) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+# --------------------------------------------------------------------------- runner
+
+
+def _finalize(tmp: Path, target: Path) -> None:
+    """Record the final path in papermill's metadata, then move the executed copy into place."""
+    import nbformat
+
+    nb = nbformat.read(tmp, as_version=4)
+    nb.metadata.setdefault("papermill", {})["output_path"] = str(target)
+    nbformat.write(nb, tmp)
+    os.replace(tmp, target)
+
+
+def reproduce(
+    mode: str = "quick",
+    params: Mapping[str, object] | None = None,
+    *,
+    notebooks_dir: str | os.PathLike[str] = "notebooks",
+    output_dir: str | os.PathLike[str] = "build/reproduce",
+    figures_dir: str | os.PathLike[str] = "figures",
+    cache_dir: str | os.PathLike[str] = "build/cache",
+    only: Sequence[str] | None = None,
+    kernel_name: str | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Execute the notebooks in order with papermill and write ``output_dir/manifest.json``.
+
+    All validation (mode, selection, parameters cells, parameter names and types, kernel)
+    happens before the first notebook starts; on a validation error nothing is written.
+
+    Parameters
+    ----------
+    mode : {"quick", "full"}, default "quick"
+        Injected as ``mode`` into every notebook (each must declare it).
+    params : mapping of str to object, optional
+        Extra parameters (e.g. from ``--param k=v``, see :func:`parse_param`), given to every
+        selected notebook that declares the name. Values must fit the declared default's type
+        (int and float interchangeable, list and tuple too; a declared ``None`` takes anything).
+    notebooks_dir : str or os.PathLike, default "notebooks"
+        Where the notebooks are; also the working directory of each run.
+    output_dir : str or os.PathLike, default "build/reproduce"
+        Executed copies ``<stem>.ipynb`` and ``manifest.json`` go here. Stale executed copies
+        of the selected notebooks are removed at the start of a run.
+    figures_dir, cache_dir : str or os.PathLike
+        Injected as absolute paths into the notebooks that declare ``figures_dir`` /
+        ``cache_dir``; every file in ``figures_dir`` is hashed into the manifest.
+    only : sequence of str, optional
+        Run only these notebooks, each given by stem (``"11_oasis_utility"``) or NN prefix
+        (``"11"``).
+    kernel_name : str, optional
+        Jupyter kernel; default ``"python3"``, verified to be this interpreter.
+    progress : bool, default True
+        Show a tqdm progress bar over the notebooks (on stderr).
+
+    Returns
+    -------
+    dict
+        The manifest (also written to ``output_dir/manifest.json``).
+
+    Raises
+    ------
+    ValueError
+        Bad ``mode``, unknown ``only`` entry, a notebook without parameters cell or without
+        ``mode``, a reserved or ill-typed parameter.
+    UnknownParameterError
+        A ``params`` name that no selected notebook declares (a ValueError).
+    FileNotFoundError
+        No notebooks found.
+    KernelMismatchError
+        The default kernel would not run this interpreter.
+    NotebookFailedError
+        A notebook failed; later notebooks were not run; the manifest has status "failed".
+    """
+    import papermill as pm
+    from tqdm.auto import tqdm
+
+    import dlsched
+
+    if mode not in MODES:
+        raise ValueError(f"mode={mode!r}; expected one of {MODES}")
+    params = dict(params or {})
+    nb_dir = Path(notebooks_dir).resolve()
+    out_dir = Path(output_dir).resolve()
+    fig_dir = Path(figures_dir).resolve()
+    cache = Path(cache_dir).resolve()
+
+    selected = _select(discover_notebooks(nb_dir), only)
+    plan = _plan(selected, mode, params, fig_dir, cache)
+    kernel = _resolve_kernel(kernel_name)
+
+    manifest: dict[str, Any] = {
+        "dlsched_version": dlsched.__version__,
+        "python_version": platform.python_version(),
+        "python_executable": sys.executable,
+        "platform": platform.platform(),
+        "packages": _versions(),
+        "mode": mode,
+        "kernel_name": kernel,
+        "params": params,
+        "notebooks_dir": str(nb_dir),
+        "figures_dir": str(fig_dir),
+        "started_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "status": "running",
+        "failed_notebook": None,
+        "notebooks": [
+            {
+                "name": nb.stem,
+                "input": nb.name,
+                "output": None,
+                "parameters": given,
+                "status": "pending",
+                "seconds": None,
+                "error": None,
+            }
+            for nb, given in plan.items()
+        ],
+        "figures": [],
+    }
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for nb in selected:
+        with contextlib.suppress(FileNotFoundError):
+            (out_dir / nb.name).unlink()
+
+    failure: NotebookFailedError | None = None
+    bar = tqdm(
+        list(zip(selected, manifest["notebooks"])),
+        desc=f"reproduce ({mode})",
+        unit="notebook",
+        disable=not progress,
+    )
+    for nb, entry in bar:
+        bar.set_postfix_str(nb.stem)
+        target = out_dir / nb.name
+        tmp = out_dir / f".{nb.stem}.running.ipynb"
+        start = time.perf_counter()
+        try:
+            pm.execute_notebook(
+                str(nb),
+                str(tmp),
+                parameters=dict(entry["parameters"]),
+                cwd=str(nb_dir),
+                kernel_name=kernel,
+                language="python",
+                progress_bar=False,
+            )
+        except Exception as exc:  # noqa: BLE001 - any failure stops the run and is reported
+            entry["seconds"] = round(time.perf_counter() - start, 3)
+            if tmp.exists():
+                _finalize(tmp, target)
+                entry["output"] = target.name
+            ename = getattr(exc, "ename", None)
+            summary = (
+                f"{ename}: {getattr(exc, 'evalue', '')}"
+                if ename is not None
+                else f"{type(exc).__name__}: {exc}"
+            )
+            entry["status"] = "failed"
+            entry["error"] = summary
+            failure = NotebookFailedError(nb, target, summary, getattr(exc, "cell_index", None))
+            failure.__cause__ = exc
+            break
+        entry["seconds"] = round(time.perf_counter() - start, 3)
+        _finalize(tmp, target)
+        entry["output"] = target.name
+        entry["status"] = "ok"
+    bar.close()
+
+    for entry in manifest["notebooks"]:
+        if entry["status"] == "pending":
+            entry["status"] = "skipped"
+    manifest["status"] = "failed" if failure else "ok"
+    manifest["failed_notebook"] = failure.notebook.stem if failure else None
+    manifest["finished_utc"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    manifest["figures"] = _figure_hashes(fig_dir)
+    _write_json_atomic(manifest, out_dir / "manifest.json")
+    if failure is not None:
+        raise failure
+    return manifest
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point: ``python -m dlsched.reproduce [--mode M] [--param k=v ...]``.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Arguments (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 on success, 1 if a notebook failed, 2 on invalid input.
+    """
+    parser = argparse.ArgumentParser(
+        prog="python -m dlsched.reproduce", description="Run every notebook with papermill."
+    )
+    parser.add_argument("--mode", choices=MODES, default="quick")
+    parser.add_argument(
+        "--param", action="append", default=[], metavar="KEY=VALUE",
+        help="parameter for every notebook that declares KEY (repeatable)",
+    )
+    parser.add_argument(
+        "--only", action="append", default=None, metavar="NN_OR_STEM",
+        help="run only this notebook (repeatable)",
+    )
+    parser.add_argument("--notebooks-dir", default="notebooks")
+    parser.add_argument("--output-dir", default="build/reproduce")
+    parser.add_argument("--figures-dir", default="figures")
+    parser.add_argument("--cache-dir", default="build/cache")
+    parser.add_argument("--kernel", default=None)
+    parser.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+    try:
+        params = dict(parse_param(p) for p in args.param)
+        reproduce(
+            args.mode,
+            params,
+            notebooks_dir=args.notebooks_dir,
+            output_dir=args.output_dir,
+            figures_dir=args.figures_dir,
+            cache_dir=args.cache_dir,
+            only=args.only,
+            kernel_name=args.kernel,
+            progress=not args.no_progress,
+        )
+    except NotebookFailedError as exc:
+        print(f"reproduce: {exc}", file=sys.stderr)
+        return 1
+    except (ValueError, FileNotFoundError, KernelMismatchError) as exc:
+        print(f"reproduce: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

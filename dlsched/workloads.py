@@ -1,0 +1,252 @@
+"""Workloads that are not tied to one paper: small random instances of every job model, and
+trace-driven workloads from the real Philly and Microsoft ITP traces.
+
+Every workload function takes a ``numpy.random.Generator`` first and keyword parameters, and
+returns a :class:`~dlsched.core.jobs.Workload`. They are found by name through
+:mod:`dlsched.registry`. The paper-specific workloads live in each paper's wing.
+
+Choices that no paper fixes are parameters with documented defaults:
+
+* ``synthetic``: small clusters and jobs of one job model (for tests, notebooks, examples);
+  distributions are uniform over the ranges given below.
+* ``philly`` / ``itp``: jobs sampled from the real trace (1-8 GPUs by default, the sizes most
+  Philly jobs have), each a rigid gang of ``num_gpus`` GPU workers whose work is its measured
+  ``num_gpus x duration``. Sampled jobs are spread over a window whose length makes the offered
+  load ``sum(gpu_time) / (n_gpus x window)`` equal to ``load``, keeping the trace's relative
+  arrival order and gaps (scaled).
+* ``philly_like``: the same shape without the trace: GPUs from {1, 2, 4, 8} with Philly's
+  rough frequencies and lognormal (heavy-tailed) durations.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dlsched.core.cluster import Cluster, Server
+from dlsched.core.jobs import (
+    AOnlineModel,
+    ConstantUtility,
+    JobSpec,
+    LinearModel,
+    OasisModel,
+    OptimusModel,
+    PdorsModel,
+    Sigmoid,
+    SpeconModel,
+    LossCurve,
+    Workload,
+)
+
+SYNTHETIC_MODELS = ("oasis", "pdors", "aonline", "optimus", "specon", "linear")
+
+
+def _check_int(value, what: str, lo: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lo:
+        raise ValueError(f"{what} must be an integer >= {lo}, got {value!r}")
+    return int(value)
+
+
+def _check_pos(value, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) \
+            or not math.isfinite(float(value)) or value <= 0:
+        raise ValueError(f"{what} must be a finite number > 0, got {value!r}")
+    return float(value)
+
+
+def synthetic(rng: np.random.Generator, *, model: str = "oasis", n_jobs: int = 12, n_servers: int = 4,
+              arrival_span: int = 6, horizon: int | None = None) -> Workload:
+    """A small random instance of one job model.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    model : str
+        One of :data:`SYNTHETIC_MODELS`.
+    n_jobs, n_servers : int
+        Sizes (OASiS splits ``n_servers`` into worker and PS servers, at least one each).
+    arrival_span : int
+        Arrivals uniform over slots ``0 .. arrival_span - 1``.
+    horizon : int, optional
+        Horizon of the workload (None: run to completion).
+    """
+    if model not in SYNTHETIC_MODELS:
+        raise ValueError(f"synthetic: model must be one of {SYNTHETIC_MODELS}, got {model!r}")
+    n_jobs = _check_int(n_jobs, "synthetic: n_jobs")
+    n_servers = _check_int(n_servers, "synthetic: n_servers", lo=2 if model == "oasis" else 1)
+    arrival_span = _check_int(arrival_span, "synthetic: arrival_span")
+    arrivals = np.sort(rng.integers(0, arrival_span, n_jobs))
+    u = rng.uniform
+    ri = rng.integers
+    jobs = []
+    if model == "oasis":
+        h = max(1, n_servers // 2 + n_servers % 2)
+        cluster = Cluster.two_pools(h, n_servers - h, {"gpu": 4, "cpu": 16, "mem": 64},
+                                    {"cpu": 16, "mem": 64})
+        for j, a in enumerate(arrivals):
+            b = float(u(0.1, 5.0))
+            m = OasisModel(epochs=int(ri(1, 4)), chunks=int(ri(2, 7)), minibatches=int(ri(1, 6)),
+                           tau=float(u(0.01, 0.1)), comm=float(u(0.002, 0.02)), worker_bw=b,
+                           ps_bw=float(u(5.0, 20.0)))
+            jobs.append(JobSpec(j, int(a), m, {"gpu": int(ri(0, 3)), "cpu": int(ri(1, 5)), "mem": int(ri(2, 9))},
+                                {"cpu": int(ri(1, 5)), "mem": int(ri(2, 9))},
+                                utility=Sigmoid(float(u(1, 100)), float(u(0, 1)), float(u(1, 15))),
+                                requested_workers=int(ri(1, m.chunks + 1)), name="synthetic-oasis"))
+    elif model == "pdors":
+        cluster = Cluster.homogeneous(n_servers, {"gpu": 4, "cpu": 16, "mem": 64})
+        for j, a in enumerate(arrivals):
+            m = PdorsModel(epochs=int(ri(1, 4)), samples=int(ri(200, 2000)), batch=int(ri(4, 17)),
+                           tau=float(u(0.001, 0.005)), sync_internal=float(u(0.001, 0.01)),
+                           sync_external=float(u(0.02, 0.1)), ratio=1.0)
+            jobs.append(JobSpec(j, int(a), m, {"gpu": 1, "cpu": int(ri(1, 4)), "mem": int(ri(2, 9))},
+                                {"cpu": int(ri(1, 4)), "mem": int(ri(2, 9))},
+                                utility=Sigmoid(float(u(1, 100)), float(u(0, 1)), float(u(1, 15))),
+                                requested_workers=int(ri(1, 5)), name="synthetic-pdors"))
+    elif model == "aonline":
+        edges = [{"worker_slots": int(ri(2, 9)), "ps_slots": int(ri(1, 5))} for _ in range(max(1, n_servers - 1))]
+        cluster = Cluster.edge_cloud(edges, {"worker_slots": 64, "ps_slots": 32},
+                                     edge_delay=[float(ri(0, 3)) for _ in edges], cloud_delay=3.0)
+        for j, a in enumerate(arrivals):
+            m = AOnlineModel(epochs=int(ri(1, 4)), chunks=int(ri(2, 9)), minibatches=int(ri(2, 11)),
+                             compute=float(u(0.01, 0.05)), update=float(u(0.001, 0.01)),
+                             comm=float(u(0.005, 0.05)))
+            delay = tuple(float(d + ri(0, 2)) for d in cluster.transfer_delay)
+            jobs.append(JobSpec(j, int(a), m, {"worker_slots": 1}, {"ps_slots": 1},
+                                requested_workers=int(ri(1, m.chunks + 1)), transfer_delay=delay,
+                                name="synthetic-aonline"))
+    elif model == "optimus":
+        cluster = Cluster.homogeneous(n_servers, {"cpu": 16, "mem": 64}, slot_seconds=600.0)
+        for j, a in enumerate(arrivals):
+            m = OptimusModel(mode=str(rng.choice(["sync", "async"])), total_steps=float(ri(500, 5000)),
+                             batch=float(ri(32, 257)), t_forward=float(u(0.001, 0.01)),
+                             t_back=float(u(0.05, 0.2)), model_size=float(u(5, 100)),
+                             ps_bw=float(u(100, 1000)), worker_bw=float(u(100, 1000)),
+                             t_update=float(u(0.001, 0.01)), delta=0.005, delta_ps=0.005,
+                             loss=LossCurve(float(u(0.1, 1.0)), float(u(0.5, 2.0)), float(u(0.0, 0.2))),
+                             work_per_epoch=100.0)
+            jobs.append(JobSpec(j, int(a), m, {"cpu": int(ri(1, 5)), "mem": int(ri(2, 9))},
+                                {"cpu": int(ri(1, 5)), "mem": int(ri(2, 9))},
+                                requested_workers=int(ri(1, 5)), name="synthetic-optimus"))
+    elif model == "specon":
+        cluster = Cluster.homogeneous(n_servers, {"cpu": 8, "mem": 32}, compressible=("cpu",),
+                                      slot_seconds=10.0)
+        for j, a in enumerate(arrivals):
+            m = SpeconModel(work=float(u(200, 2000)), migration_pause=float(u(2, 15)),
+                            loss=LossCurve(float(u(0.1, 1.0)), float(u(0.5, 2.0)), 0.0), work_per_epoch=100.0)
+            jobs.append(JobSpec(j, int(a), m, {"cpu": int(ri(1, 5)), "mem": int(ri(1, 9))},
+                                name="synthetic-specon"))
+    else:  # linear
+        cluster = Cluster.homogeneous(n_servers, {"gpu": 4})
+        for j, a in enumerate(arrivals):
+            g = int(rng.choice([1, 1, 2, 4]))
+            jobs.append(JobSpec(j, int(a), LinearModel(work=float(g * u(1, 6)), min_gang=g, max_gang=g),
+                                {"gpu": 1}, requested_workers=g, name="synthetic-linear"))
+    params = {"model": model, "n_jobs": n_jobs, "n_servers": n_servers, "arrival_span": arrival_span}
+    return Workload(cluster, tuple(jobs), name="synthetic", horizon=horizon, params=params)
+
+
+def _gpu_cluster(n_gpus: int, gpus_per_server: int, slot_seconds: float) -> Cluster:
+    n_gpus = _check_int(n_gpus, "n_gpus")
+    gpus_per_server = _check_int(gpus_per_server, "gpus_per_server")
+    n = math.ceil(n_gpus / gpus_per_server)
+    servers = tuple(Server(f"node{i}", "unified", {"gpu": gpus_per_server}) for i in range(n))
+    return Cluster(servers, slot_seconds=_check_pos(slot_seconds, "slot_seconds"))
+
+
+def _rigid_jobs(submit: np.ndarray, gpus: np.ndarray, duration: np.ndarray, n_gpus: int,
+                slot_seconds: float, load: float, label: str) -> tuple[JobSpec, ...]:
+    """Rigid gang jobs with arrivals rescaled to the offered ``load``."""
+    load = _check_pos(load, "load")
+    gpu_time = float(np.sum(gpus * duration))
+    window = gpu_time / (n_gpus * load)
+    span = float(submit.max() - submit.min()) if len(submit) > 1 else 0.0
+    scale = window / span if span > 0 else 0.0
+    arrive_s = (submit - submit.min()) * scale
+    jobs = []
+    for j, (a, g, d) in enumerate(zip(arrive_s, gpus, duration)):
+        work = float(g) * float(d) / slot_seconds
+        jobs.append(JobSpec(j, int(a // slot_seconds), LinearModel(work=work, min_gang=int(g), max_gang=int(g)),
+                            {"gpu": 1}, requested_workers=int(g), name=label, submit_time=float(a)))
+    return tuple(jobs)
+
+
+def philly(rng: np.random.Generator, *, n_jobs: int = 1000, n_gpus: int = 100, gpus_per_server: int = 4,
+           max_gpus: int = 8, load: float = 0.9, slot_seconds: float = 60.0, week: bool = False,
+           data_dir: str | None = None) -> Workload:
+    """Jobs sampled from the real Microsoft Philly trace (Jeon et al., ATC'19) as rigid GPU gangs.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Drives the sample of trace rows.
+    n_jobs : int
+        Jobs to sample (with replacement only if the filtered trace has fewer rows).
+    n_gpus, gpus_per_server : int
+        Cluster of ``ceil(n_gpus / gpus_per_server)`` identical GPU servers.
+    max_gpus : int
+        Keep trace jobs with 1..max_gpus GPUs (and at most the cluster size).
+    load : float
+        Offered load used to rescale the arrival window (see module docstring).
+    slot_seconds : float
+        Slot length.
+    week : bool
+        Sample from the one-week extract instead of the full trace.
+    data_dir : str, optional
+        Trace folder (default: ``dlsched.traces.data_dir()``).
+    """
+    from dlsched import traces
+
+    df = traces.load_philly(data_dir, week=week)
+    return _trace_workload(rng, df, "philly", n_jobs, n_gpus, gpus_per_server, max_gpus, load, slot_seconds)
+
+
+def itp(rng: np.random.Generator, *, cluster: int | None = None, n_jobs: int = 1000, n_gpus: int = 100,
+        gpus_per_server: int = 4, max_gpus: int = 8, load: float = 0.9, slot_seconds: float = 60.0,
+        data_dir: str | None = None) -> Workload:
+    """Like :func:`philly`, from the Microsoft ITP traces (Gu et al., ASPLOS'23); ``cluster`` picks
+    one of the ten ITP clusters (None: all)."""
+    from dlsched import traces
+
+    df = traces.load_itp(cluster, data_dir)
+    return _trace_workload(rng, df, "itp", n_jobs, n_gpus, gpus_per_server, max_gpus, load, slot_seconds)
+
+
+def _trace_workload(rng, df, label, n_jobs, n_gpus, gpus_per_server, max_gpus, load, slot_seconds):
+    n_jobs = _check_int(n_jobs, f"{label}: n_jobs")
+    max_gpus = _check_int(max_gpus, f"{label}: max_gpus")
+    cluster = _gpu_cluster(n_gpus, gpus_per_server, slot_seconds)
+    cap = int(cluster.capacity.sum())
+    keep = df[(df["num_gpus"] >= 1) & (df["num_gpus"] <= min(max_gpus, cap))]
+    if keep.empty:
+        raise ValueError(f"{label}: no trace job has 1..{min(max_gpus, cap)} GPUs")
+    idx = rng.choice(len(keep), size=n_jobs, replace=n_jobs > len(keep))
+    rows = keep.iloc[np.sort(idx)]
+    jobs = _rigid_jobs(rows["submit_time"].to_numpy(float), rows["num_gpus"].to_numpy(int),
+                       rows["duration"].to_numpy(float), cap, cluster.slot_seconds, load, label)
+    params = {"n_jobs": n_jobs, "n_gpus": n_gpus, "gpus_per_server": gpus_per_server,
+              "max_gpus": max_gpus, "load": load, "slot_seconds": slot_seconds}
+    return Workload(cluster, jobs, name=label, params=params)
+
+
+def philly_like(rng: np.random.Generator, *, n_jobs: int = 1000, n_gpus: int = 100, gpus_per_server: int = 4,
+                load: float = 0.9, median_minutes: float = 30.0, sigma: float = 1.8,
+                slot_seconds: float = 60.0) -> Workload:
+    """Synthetic Philly-shaped jobs: GPUs in {1, 2, 4, 8} (probabilities 0.7, 0.1, 0.1, 0.1),
+    lognormal durations (median ``median_minutes``, log-std ``sigma``: heavy-tailed), Poisson
+    arrivals scaled to the offered ``load``."""
+    n_jobs = _check_int(n_jobs, "philly_like: n_jobs")
+    median = _check_pos(median_minutes, "philly_like: median_minutes")
+    sigma = _check_pos(sigma, "philly_like: sigma")
+    cluster = _gpu_cluster(n_gpus, gpus_per_server, slot_seconds)
+    gpus = rng.choice([1, 2, 4, 8], size=n_jobs, p=[0.7, 0.1, 0.1, 0.1])
+    duration = np.maximum(60.0, rng.lognormal(math.log(median * 60.0), sigma, n_jobs))
+    submit = np.cumsum(rng.exponential(1.0, n_jobs))
+    jobs = _rigid_jobs(submit, gpus, duration, int(cluster.capacity.sum()), cluster.slot_seconds,
+                       load, "philly_like")
+    params = {"n_jobs": n_jobs, "n_gpus": n_gpus, "gpus_per_server": gpus_per_server, "load": load,
+              "median_minutes": median, "sigma": sigma, "slot_seconds": slot_seconds}
+    return Workload(cluster, jobs, name="philly_like", params=params)
+
+
+__all__ = ["SYNTHETIC_MODELS", "synthetic", "philly", "itp", "philly_like", "ConstantUtility"]

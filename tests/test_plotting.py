@@ -1,0 +1,159 @@
+"""Tests for dlsched.plotting: naming scheme, deterministic and atomic output, silence."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+import matplotlib as mpl
+import matplotlib.pyplot as plt
+import pytest
+
+from dlsched.plotting import PAPER_KEYS, SAVEFIG_DPI, savefig, set_style
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+_MAKE_FIGURE = """
+import matplotlib.pyplot as plt
+from dlsched.plotting import set_style
+set_style()
+fig, ax = plt.subplots(figsize=(3, 2))
+ax.plot([0, 1, 2, 3], [1.0, 3.0, 2.0, 2.5], marker="o", label="utility")
+ax.set_xlabel("load")
+ax.set_title("tiny")
+ax.legend()
+"""
+
+
+def _make_figure():
+    namespace: dict = {}
+    exec(_MAKE_FIGURE, namespace)
+    return namespace["fig"]
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def test_set_style_is_idempotent_and_sets_deterministic_rc():
+    set_style()
+    first = dict(mpl.rcParams)
+    set_style()
+    assert dict(mpl.rcParams) == first
+    assert mpl.rcParams["savefig.dpi"] == SAVEFIG_DPI
+    assert mpl.rcParams["svg.hashsalt"] is not None
+    assert mpl.rcParams["font.sans-serif"][0] == "DejaVu Sans"
+    assert mpl.rcParams["axes.grid"]  # whitegrid
+
+
+def test_two_saves_are_byte_identical(tmp_path):
+    formats = ("png", "pdf", "svg")
+    first = savefig(_make_figure(), "fig_oasis_01_tiny", tmp_path / "a", formats=formats)
+    second = savefig(_make_figure(), "fig_oasis_01_tiny", tmp_path / "b", formats=formats)
+    assert [p.name for p in first] == [f"fig_oasis_01_tiny.{f}" for f in formats]
+    assert [_sha(p) for p in first] == [_sha(p) for p in second]
+    # Identical within one second is not enough: the date metadata must be gone.
+    pdf = first[1].read_bytes()
+    assert b"CreationDate" not in pdf and b"ModDate" not in pdf and b"Producer" not in pdf
+    assert b"Software" not in first[0].read_bytes()
+    assert b"<dc:date>" not in first[2].read_bytes()
+
+
+def test_save_in_another_process_is_byte_identical(tmp_path):
+    ours = savefig(_make_figure(), "fig_overview_02_tiny", tmp_path / "here")
+    script = _MAKE_FIGURE + (
+        "from dlsched.plotting import savefig\n"
+        f"savefig(fig, 'fig_overview_02_tiny', {str(tmp_path / 'there')!r})\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, capture_output=True)
+    theirs = [tmp_path / "there" / p.name for p in ours]
+    assert [_sha(p) for p in ours] == [_sha(p) for p in theirs]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "oasis_01_tiny",  # no fig_ prefix
+        "fig_oasis_1_tiny",  # one digit
+        "fig_oasis_01_Tiny",  # upper case
+        "fig_oasis_01_tiny.png",  # extension
+        "fig_oasis_01_",  # empty what
+        "fig_oasis_01_tiny-plot",  # dash
+        "fig_nosuchpaper_01_tiny",  # unknown paper key
+        "../fig_oasis_01_tiny",  # path
+    ],
+)
+def test_bad_names_are_rejected_and_nothing_is_written(tmp_path, bad):
+    folder = tmp_path / "figs"
+    with pytest.raises(ValueError, match="name=") as info:
+        savefig(_make_figure(), bad, folder)
+    assert repr(bad) in str(info.value)
+    assert not folder.exists()
+
+
+def test_non_string_name_is_a_type_error(tmp_path):
+    with pytest.raises(TypeError, match="name"):
+        savefig(_make_figure(), 3, tmp_path)  # type: ignore[arg-type]
+
+
+def test_non_figure_is_a_type_error(tmp_path):
+    with pytest.raises(TypeError, match="Figure"):
+        savefig(plt.subplots()[1], "fig_oasis_01_tiny", tmp_path)  # an Axes, not a Figure
+
+
+@pytest.mark.parametrize("formats", [("png",), ("pdf",), ("svg", "png")])
+def test_formats_are_respected(tmp_path, formats):
+    paths = savefig(_make_figure(), "fig_specon_03_only", tmp_path, formats=formats)
+    assert paths == [tmp_path / f"fig_specon_03_only.{f}" for f in formats]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in paths)
+    magic = {"png": b"\x89PNG", "pdf": b"%PDF", "svg": b"<?xml"}
+    for fmt, path in zip(formats, paths):
+        assert path.read_bytes().startswith(magic[fmt])
+
+
+@pytest.mark.parametrize("formats", [(), ("jpg",), ("png", "png")])
+def test_bad_formats_are_rejected(tmp_path, formats):
+    with pytest.raises(ValueError, match="formats"):
+        savefig(_make_figure(), "fig_pdors_04_x", tmp_path / "f", formats=formats)
+    assert not (tmp_path / "f").exists()
+
+
+def test_failure_leaves_no_partial_output(tmp_path, monkeypatch):
+    fig = _make_figure()
+    old = savefig(fig, "fig_aonline_05_x", tmp_path, formats=("png",))[0].read_bytes()
+    original = fig.savefig
+
+    def broken(fname, *, format, **kwargs):
+        if format == "pdf":
+            Path(fname).write_bytes(b"half")
+            raise RuntimeError("disk full")
+        return original(fname, format=format, **kwargs)
+
+    monkeypatch.setattr(fig, "savefig", broken)
+    ax = fig.axes[0]
+    ax.set_title("changed")
+    with pytest.raises(RuntimeError, match="disk full"):
+        savefig(fig, "fig_aonline_05_x", tmp_path, formats=("png", "pdf"))
+    # The old PNG is untouched (all formats are replaced only together), no PDF, no temp files.
+    assert [p.name for p in tmp_path.iterdir()] == ["fig_aonline_05_x.png"]
+    assert (tmp_path / "fig_aonline_05_x.png").read_bytes() == old
+
+
+def test_nothing_is_printed(tmp_path, capsys):
+    set_style()
+    savefig(_make_figure(), "fig_optimus_06_quiet", tmp_path, formats=("png", "pdf", "svg"))
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == ""
+
+
+def test_paper_keys_cover_the_five_papers():
+    assert set(PAPER_KEYS) >= {"oasis", "optimus", "pdors", "aonline", "specon"}
+    for key in PAPER_KEYS:
+        assert key.isascii() and key.isalnum() and key.islower()

@@ -1,0 +1,417 @@
+"""Tests for dlsched.reproduce on tiny notebooks built with nbformat in tmp_path.
+
+Kernel start-up costs a few seconds, so only four notebook executions happen in this
+file: two in the shared successful run, one failing run and one ``only`` run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+import dlsched
+from dlsched.reproduce import (
+    MANIFEST_PACKAGES,
+    NotebookFailedError,
+    UnknownParameterError,
+    _plan,
+    discover_notebooks,
+    kernel_python,
+    main,
+    notebook_parameters,
+    parse_param,
+    reproduce,
+)
+
+RECORD = (
+    "import json, os, sys\n"
+    "print(json.dumps({'executable': sys.executable, 'cwd': os.getcwd(), "
+    "'mode': mode, 'seed': seed}))"
+)
+PLOT = (
+    "import matplotlib.pyplot as plt\n"
+    "from dlsched.plotting import savefig, set_style\n"
+    "set_style()\n"
+    "fig, ax = plt.subplots(figsize=(2, 2))\n"
+    "ax.plot([0, 1], [seed, seed + 1])\n"
+    "paths = savefig(fig, 'fig_overview_01_tiny', figures_dir, formats=('png',))\n"
+    "plt.close(fig)"
+)
+
+
+def write_notebook(path: Path, parameters: str | None, *cells: str) -> Path:
+    """A small notebook: title, optional parameters-tagged cell, then code cells."""
+    nb = new_notebook(
+        metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+            "language_info": {"name": "python"},
+        }
+    )
+    nb.cells.append(new_markdown_cell(f"# {path.stem}"))
+    if parameters is not None:
+        nb.cells.append(new_code_cell(parameters, metadata={"tags": ["parameters"]}))
+    nb.cells.extend(new_code_cell(src) for src in cells)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+    return path
+
+
+def two_notebooks(folder: Path) -> Path:
+    write_notebook(
+        folder / "01_alpha.ipynb",
+        'mode = "quick"\nseed = 0\nfigures_dir = "figures"',
+        RECORD,
+        PLOT,
+    )
+    write_notebook(
+        folder / "02_beta.ipynb",
+        '# literal defaults only\nmode = "quick"\nseed: int = 0\nlabel = "b"\ncache_dir = "cache"',
+        RECORD,
+    )
+    return folder
+
+
+def record_of(executed: Path) -> dict:
+    nb = nbformat.read(executed, as_version=4)
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            if out.get("name") == "stdout" and out["text"].startswith("{"):
+                return json.loads(out["text"])
+    raise AssertionError(f"no record printed in {executed}")
+
+
+# --------------------------------------------------------------------------- a real run
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    root = tmp_path_factory.mktemp("run")
+    nb_dir = two_notebooks(root / "notebooks")
+    manifest = reproduce(
+        "full",
+        {"seed": 3},
+        notebooks_dir=nb_dir,
+        output_dir=root / "build" / "reproduce",
+        figures_dir=root / "figures",
+        cache_dir=root / "build" / "cache",
+        progress=False,
+    )
+    return root, manifest
+
+
+def test_manifest_fields(run):
+    root, manifest = run
+    on_disk = json.loads((root / "build" / "reproduce" / "manifest.json").read_text())
+    assert on_disk == manifest
+    assert manifest["dlsched_version"] == dlsched.__version__
+    assert manifest["python_version"] == ".".join(map(str, sys.version_info[:3]))
+    assert manifest["platform"]
+    assert manifest["mode"] == "full"
+    assert manifest["status"] == "ok" and manifest["failed_notebook"] is None
+    assert set(manifest["packages"]) == set(MANIFEST_PACKAGES)
+    for dist in ("numpy", "papermill", "nbformat", "matplotlib"):
+        assert manifest["packages"][dist] == importlib.metadata.version(dist)
+    entries = manifest["notebooks"]
+    assert [e["name"] for e in entries] == ["01_alpha", "02_beta"]
+    assert [e["status"] for e in entries] == ["ok", "ok"]
+    assert all(isinstance(e["seconds"], float) and e["seconds"] > 0 for e in entries)
+
+
+def test_parameters_each_notebook_received(run):
+    root, manifest = run
+    first, second = (e["parameters"] for e in manifest["notebooks"])
+    assert first == {"mode": "full", "figures_dir": str(root / "figures"), "seed": 3}
+    assert second == {"mode": "full", "cache_dir": str(root / "build" / "cache"), "seed": 3}
+
+
+def test_figure_hashes_are_correct(run):
+    root, manifest = run
+    png = root / "figures" / "fig_overview_01_tiny.png"
+    assert manifest["figures"] == [
+        {
+            "name": png.name,
+            "sha256": hashlib.sha256(png.read_bytes()).hexdigest(),
+            "size": png.stat().st_size,
+        }
+    ]
+
+
+def test_injected_parameters_visible_in_executed_copy(run):
+    root, _ = run
+    out_dir = root / "build" / "reproduce"
+    assert sorted(p.name for p in out_dir.iterdir()) == [
+        "01_alpha.ipynb",
+        "02_beta.ipynb",
+        "manifest.json",
+    ]  # no temporary files left behind
+    nb = nbformat.read(out_dir / "01_alpha.ipynb", as_version=4)
+    injected = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert len(injected) == 1
+    assert 'mode = "full"' in injected[0].source and "seed = 3" in injected[0].source
+    assert nb.metadata["papermill"]["parameters"]["seed"] == 3
+    assert nb.metadata["papermill"]["output_path"] == str(out_dir / "01_alpha.ipynb")
+    record = record_of(out_dir / "01_alpha.ipynb")
+    assert record["mode"] == "full" and record["seed"] == 3
+    assert record["cwd"] == str(root / "notebooks")  # runs in notebooks_dir
+
+
+def test_kernel_runs_this_interpreter(run):
+    root, _ = run
+    record = record_of(root / "build" / "reproduce" / "02_beta.ipynb")
+    assert record["executable"] == sys.executable
+    assert kernel_python("python3") == sys.executable
+
+
+# --------------------------------------------------------------------------- failures
+
+
+def failing_notebooks(folder: Path) -> Path:
+    write_notebook(
+        folder / "01_boom.ipynb", 'mode = "quick"', "x = 1", "raise RuntimeError('kaboom 42')"
+    )
+    write_notebook(
+        folder / "02_after.ipynb",
+        'mode = "quick"',
+        "open('after_ran.txt', 'w').write(mode)",
+    )
+    return folder
+
+
+def test_failing_notebook_stops_the_run(tmp_path):
+    nb_dir = failing_notebooks(tmp_path / "notebooks")
+    out_dir = tmp_path / "out"
+    with pytest.raises(NotebookFailedError, match="01_boom") as info:
+        reproduce(
+            notebooks_dir=nb_dir,
+            output_dir=out_dir,
+            figures_dir=tmp_path / "f",
+            cache_dir=tmp_path / "c",
+            progress=False,
+        )
+    assert "RuntimeError: kaboom 42" in str(info.value)
+    assert info.value.notebook.name == "01_boom.ipynb"
+    assert not (nb_dir / "after_ran.txt").exists()  # the later notebook never ran
+    assert not (out_dir / "02_after.ipynb").exists()
+    assert (out_dir / "01_boom.ipynb").exists()  # executed copy with the traceback
+    manifest = json.loads((out_dir / "manifest.json").read_text())
+    assert manifest["status"] == "failed" and manifest["failed_notebook"] == "01_boom"
+    assert [e["status"] for e in manifest["notebooks"]] == ["failed", "skipped"]
+    assert "kaboom 42" in manifest["notebooks"][0]["error"]
+
+
+def test_only_selects_by_prefix(tmp_path):
+    nb_dir = failing_notebooks(tmp_path / "notebooks")
+    manifest = reproduce(
+        notebooks_dir=nb_dir,
+        output_dir=tmp_path / "out",
+        figures_dir=tmp_path / "f",
+        cache_dir=tmp_path / "c",
+        only=["02"],
+        progress=False,
+    )
+    assert [e["name"] for e in manifest["notebooks"]] == ["02_after"]
+    assert (nb_dir / "after_ran.txt").read_text() == "quick"
+    assert manifest["figures"] == []
+
+
+# --------------------------------------------------------------------------- validation (no run)
+
+
+def _kwargs(tmp_path: Path) -> dict:
+    return dict(
+        notebooks_dir=two_notebooks(tmp_path / "notebooks"),
+        output_dir=tmp_path / "out",
+        figures_dir=tmp_path / "figs",
+        cache_dir=tmp_path / "cache",
+        progress=False,
+    )
+
+
+def _nothing_written(tmp_path: Path) -> bool:
+    return not any((tmp_path / d).exists() for d in ("out", "figs", "cache"))
+
+
+def test_unknown_parameter_rejected_before_anything_runs(tmp_path):
+    with pytest.raises(UnknownParameterError, match="'sed'") as info:
+        reproduce("quick", {"seed": 1, "sed": 3}, **_kwargs(tmp_path))
+    assert isinstance(info.value, ValueError)
+    assert info.value.names == ["sed"]
+    assert {"seed", "mode", "label"} <= set(info.value.declared)
+    assert "seed" in str(info.value)  # lists the declared names
+    assert _nothing_written(tmp_path)
+
+
+def test_parameter_of_an_unselected_notebook_is_unknown(tmp_path):
+    with pytest.raises(UnknownParameterError, match="'label'"):
+        reproduce("quick", {"label": "x"}, only=["01_alpha"], **_kwargs(tmp_path))
+    assert _nothing_written(tmp_path)
+
+
+def test_type_mismatch_rejected(tmp_path):
+    with pytest.raises(ValueError, match=r"01_alpha.*'seed'.*'abc'"):
+        reproduce("quick", {"seed": "abc"}, **_kwargs(tmp_path))
+    with pytest.raises(ValueError, match=r"02_beta.*'label'.*3"):
+        reproduce("quick", {"label": 3}, **_kwargs(tmp_path))
+    with pytest.raises(ValueError, match=r"'seed'.*True"):
+        reproduce("quick", {"seed": True}, **_kwargs(tmp_path))
+    assert _nothing_written(tmp_path)
+
+
+def test_int_and_float_are_interchangeable(tmp_path):
+    nbs = discover_notebooks(two_notebooks(tmp_path / "nb"))
+    plan = _plan(nbs, "quick", {"seed": 2.5}, tmp_path / "f", tmp_path / "c")
+    assert [p["seed"] for p in plan.values()] == [2.5, 2.5]
+
+
+@pytest.mark.parametrize("key", ["mode", "figures_dir", "cache_dir"])
+def test_runner_owned_parameters_cannot_be_passed(tmp_path, key):
+    with pytest.raises(ValueError, match=key):
+        reproduce("quick", {key: "x"}, **_kwargs(tmp_path))
+    assert _nothing_written(tmp_path)
+
+
+@pytest.mark.parametrize("mode", ["fast", "Quick", "", None])
+def test_mode_validated(tmp_path, mode):
+    with pytest.raises(ValueError, match=f"mode={mode!r}"):
+        reproduce(mode, **_kwargs(tmp_path))  # type: ignore[arg-type]
+    assert _nothing_written(tmp_path)
+
+
+def test_unknown_only_rejected(tmp_path):
+    with pytest.raises(ValueError, match="'07'"):
+        reproduce(only=["07"], **_kwargs(tmp_path))
+    assert _nothing_written(tmp_path)
+
+
+def test_notebook_without_mode_rejected(tmp_path):
+    kwargs = _kwargs(tmp_path)
+    write_notebook(kwargs["notebooks_dir"] / "03_nomode.ipynb", "seed = 0", "pass")
+    with pytest.raises(ValueError, match="03_nomode.*'mode'"):
+        reproduce(**kwargs)
+    assert _nothing_written(tmp_path)
+
+
+def test_cli_reports_unknown_parameter(tmp_path, capsys):
+    kw = _kwargs(tmp_path)
+    code = main(
+        [
+            "--param",
+            "sed=3",
+            "--notebooks-dir",
+            str(kw["notebooks_dir"]),
+            "--output-dir",
+            str(kw["output_dir"]),
+            "--figures-dir",
+            str(kw["figures_dir"]),
+            "--no-progress",
+        ]
+    )
+    assert code == 2
+    assert "'sed'" in capsys.readouterr().err
+    assert _nothing_written(tmp_path)
+
+
+# --------------------------------------------------------------------------- pieces
+
+
+def test_discover_notebooks_sorted_and_filtered(tmp_path):
+    for name in [
+        "20_b.ipynb",
+        "03_a_x.ipynb",
+        "1_short.ipynb",
+        "04_Upper.ipynb",
+        "notes.ipynb",
+        "05_c.py",
+        "06-dash.ipynb",
+    ]:
+        (tmp_path / name).write_text("{}")
+    assert [p.name for p in discover_notebooks(tmp_path)] == ["03_a_x.ipynb", "20_b.ipynb"]
+
+
+def test_discover_notebooks_empty_or_missing(tmp_path):
+    with pytest.raises(FileNotFoundError, match=str(tmp_path)):
+        discover_notebooks(tmp_path)
+    with pytest.raises(FileNotFoundError, match="nowhere"):
+        discover_notebooks(tmp_path / "nowhere")
+
+
+def test_notebook_parameters_reads_literals(tmp_path):
+    path = write_notebook(
+        tmp_path / "01_p.ipynb",
+        'mode = "quick"  # or "full"\nseed: int = 0\nrates = [0.5, 1.0]\nflag = True\nx = y = None',
+        "z = seed + 1",
+    )
+    assert notebook_parameters(path) == {
+        "mode": "quick",
+        "seed": 0,
+        "rates": [0.5, 1.0],
+        "flag": True,
+        "x": None,
+        "y": None,
+    }
+
+
+@pytest.mark.parametrize(
+    ("source", "match"),
+    [
+        (None, "01_p.ipynb has no code cell tagged 'parameters'"),
+        ("n = 2 * 3", "'n'.*not a literal"),
+        ("import os", "not an assignment"),
+        ("a.b = 1", "plain names"),
+    ],
+)
+def test_notebook_parameters_rejects(tmp_path, source, match):
+    path = write_notebook(tmp_path / "01_p.ipynb", source, "pass")
+    with pytest.raises(ValueError, match=match):
+        notebook_parameters(path)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("seed=3", ("seed", 3)),
+        ("rate=0.25", ("rate", 0.25)),
+        ("flag=True", ("flag", True)),
+        ("loads=[0.5, 1, 2]", ("loads", [0.5, 1, 2])),
+        ("policy=oasis", ("policy", "oasis")),
+        ("name='3'", ("name", "3")),
+        ("expr=a=b", ("expr", "a=b")),
+        (" seed = 4", ("seed", 4)),
+        ("empty=", ("empty", "")),
+        ("none=None", ("none", None)),
+        ("path=../data/x.csv", ("path", "../data/x.csv")),
+    ],
+)
+def test_parse_param(text, expected):
+    assert parse_param(text) == expected
+
+
+@pytest.mark.parametrize("text", ["seed", "=3", "  =3", "1x=2", "a b=1", ""])
+def test_parse_param_malformed(text):
+    with pytest.raises(ValueError, match=repr(text).replace("[", r"\[")):
+        parse_param(text)
+
+
+def test_shadowed_kernel_is_repaired_or_rejected(tmp_path, monkeypatch):
+    import ipykernel.kernelspec
+
+    import dlsched.reproduce as rp
+
+    installs = []
+    monkeypatch.setattr(rp, "kernel_python", lambda name="python3": "/elsewhere/bin/python")
+    monkeypatch.setattr(
+        ipykernel.kernelspec, "install", lambda **kw: installs.append(kw) or "/dev/null"
+    )
+    with pytest.raises(rp.KernelMismatchError, match="/elsewhere/bin/python"):
+        reproduce(**_kwargs(tmp_path))
+    assert installs == [{"prefix": sys.prefix, "kernel_name": "python3"}]
+    assert _nothing_written(tmp_path)
+    # An explicit kernel name is used as given, without checks.
+    assert rp._resolve_kernel("some-kernel") == "some-kernel"
