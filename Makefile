@@ -23,7 +23,7 @@ SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
 
-.PHONY: help bootstrap test test-unit test-notebooks reproduce reproduce-full benchmark lab \
+.PHONY: help bootstrap test test-unit test-notebooks reproduce reproduce-full refresh-notebooks benchmark lab \
 	constraints clean distclean
 
 help: ## Show this help.
@@ -72,6 +72,9 @@ reproduce: $(STAMP) ## Run all notebooks in quick mode (figures/, build/reproduc
 
 reproduce-full: $(STAMP) ## Run all notebooks in full mode (slow).
 	$(VENV)/bin/dlsched reproduce --mode full
+
+refresh-notebooks: $(STAMP) ## Re-execute the source notebooks in place (their outputs are nbval's reference).
+	$(VENV_PY) -c "from dlsched.reproduce import refresh_sources; print(*refresh_sources(), sep='\n')"
 
 benchmark: $(STAMP) ## Run every benchmarks/bench_*.py with the venv's python.
 	@if ! compgen -G 'benchmarks/bench_*.py' > /dev/null; then \

@@ -35,7 +35,7 @@ import matplotlib as mpl
 import seaborn as sns
 from matplotlib.figure import Figure
 
-__all__ = ["FIGURE_NAME_PATTERN", "PAPER_KEYS", "SAVEFIG_DPI", "set_style", "savefig"]
+__all__ = ["FIGURE_NAME_PATTERN", "PAPER_KEYS", "SAVEFIG_DPI", "ecdf", "set_style", "savefig"]
 
 #: Paper keys allowed as the ``<paper>`` part of a figure name (``overview``: cross-paper figures).
 PAPER_KEYS: tuple[str, ...] = ("oasis", "optimus", "pdors", "aonline", "specon", "overview")
@@ -179,3 +179,21 @@ def savefig(
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
     return targets
+
+
+def ecdf(data, *, x: str, hue: str | None = None, log_scale: bool = False,
+         figsize: tuple[float, float] = (6.0, 4.0)):
+    """Empirical CDF of column ``x`` (one line per ``hue`` value) on a new figure.
+
+    A thin wrapper over :func:`seaborn.ecdfplot` so that notebooks draw through ``dlsched`` only.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    fig, ax = plt.subplots(figsize=figsize)
+    sns.ecdfplot(data=data, x=x, hue=hue, log_scale=log_scale, ax=ax)
+    return ax

@@ -731,3 +731,42 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":  # pragma: no cover
     raise SystemExit(main())
+
+
+def refresh_sources(notebooks_dir: str | os.PathLike[str] = "notebooks",
+                    only: Sequence[str] | None = None, kernel_name: str | None = None) -> list[Path]:
+    """Re-execute the SOURCE notebooks in place with their stored (quick-mode) parameters.
+
+    Their stored outputs are the reference that nbval checks (``make test``); run this after
+    changing a notebook or the code it calls (``make refresh-notebooks``). Each notebook is
+    executed with nbclient in ``notebooks_dir`` and written back atomically; the paired
+    ``py:percent`` script is unaffected because only outputs change.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The refreshed notebooks.
+    """
+    import nbclient
+    import nbformat
+
+    folder = Path(notebooks_dir)
+    notebooks = _select(discover_notebooks(folder), only)
+    kernel = _resolve_kernel(kernel_name)
+    done = []
+    for path in notebooks:
+        nb = nbformat.read(path, as_version=4)
+        for key in ("papermill",):
+            nb.metadata.pop(key, None)
+        for cell in nb.cells:
+            cell.metadata.pop("papermill", None)
+            cell.metadata.pop("execution", None)
+        client = nbclient.NotebookClient(nb, kernel_name=kernel, resources={"metadata": {"path": str(folder)}},
+                                         timeout=1800)
+        client.execute()
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".ipynb.tmp", dir=folder)
+        os.close(fd)
+        nbformat.write(nb, tmp)
+        os.replace(tmp, path)
+        done.append(path)
+    return done

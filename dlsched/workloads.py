@@ -11,9 +11,9 @@ Choices that no paper fixes are parameters with documented defaults:
   distributions are uniform over the ranges given below.
 * ``philly`` / ``itp``: jobs sampled from the real trace (1-8 GPUs by default, the sizes most
   Philly jobs have), each a rigid gang of ``num_gpus`` GPU workers whose work is its measured
-  ``num_gpus x duration``. Sampled jobs are spread over a window whose length makes the offered
-  load ``sum(gpu_time) / (n_gpus x window)`` equal to ``load``, keeping the trace's relative
-  arrival order and gaps (scaled).
+  ``num_gpus x duration``. Sampled jobs are spread over a window whose length makes the GPU time
+  offered inside the window ``load`` times the capacity (:func:`arrival_window`), keeping the
+  trace's relative arrival order and gaps (scaled).
 * ``philly_like``: the same shape without the trace: GPUs from {1, 2, 4, 8} with Philly's
   rough frequencies and lognormal (heavy-tailed) durations.
 """
@@ -154,12 +154,35 @@ def _gpu_cluster(n_gpus: int, gpus_per_server: int, slot_seconds: float) -> Clus
     return Cluster(servers, slot_seconds=_check_pos(slot_seconds, "slot_seconds"))
 
 
+def arrival_window(gpus: np.ndarray, duration: np.ndarray, n_gpus: int, load: float) -> float:
+    r"""Length ``W`` (seconds) of the arrival window that gives offered load ``load``.
+
+    ``W`` solves :math:`W \cdot n_{gpus} \cdot load = \sum_j g_j \min(d_j, W)`: the GPU time
+    offered *inside the window* (a job longer than the window only counts up to ``W``) is
+    ``load`` times the capacity. Counting whole durations instead would let a few very long jobs
+    (Philly's tail reaches weeks) stretch the window until nothing ever queues. If all jobs fit
+    at once (``sum(g) <= n_gpus * load``) no window gives that load; the longest duration is used.
+    """
+    g = np.asarray(gpus, float)
+    d = np.asarray(duration, float)
+    target = n_gpus * load
+    if g.sum() <= target:
+        return float(d.max())
+    lo, hi = 0.0, float(np.sum(g * d) / target)
+    for _ in range(200):  # bisection on the increasing gap W * target - offered(W)
+        mid = 0.5 * (lo + hi)
+        if mid * target < np.sum(g * np.minimum(d, mid)):
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
 def _rigid_jobs(submit: np.ndarray, gpus: np.ndarray, duration: np.ndarray, n_gpus: int,
                 slot_seconds: float, load: float, label: str) -> tuple[JobSpec, ...]:
     """Rigid gang jobs with arrivals rescaled to the offered ``load``."""
     load = _check_pos(load, "load")
-    gpu_time = float(np.sum(gpus * duration))
-    window = gpu_time / (n_gpus * load)
+    window = arrival_window(gpus, duration, n_gpus, load)
     span = float(submit.max() - submit.min()) if len(submit) > 1 else 0.0
     scale = window / span if span > 0 else 0.0
     arrive_s = (submit - submit.min()) * scale
@@ -172,7 +195,7 @@ def _rigid_jobs(submit: np.ndarray, gpus: np.ndarray, duration: np.ndarray, n_gp
 
 
 def philly(rng: np.random.Generator, *, n_jobs: int = 1000, n_gpus: int = 100, gpus_per_server: int = 4,
-           max_gpus: int = 8, load: float = 0.9, slot_seconds: float = 60.0, week: bool = False,
+           max_gpus: int = 8, load: float = 1.0, slot_seconds: float = 60.0, week: bool = False,
            data_dir: str | None = None) -> Workload:
     """Jobs sampled from the real Microsoft Philly trace (Jeon et al., ATC'19) as rigid GPU gangs.
 
@@ -202,7 +225,7 @@ def philly(rng: np.random.Generator, *, n_jobs: int = 1000, n_gpus: int = 100, g
 
 
 def itp(rng: np.random.Generator, *, cluster: int | None = None, n_jobs: int = 1000, n_gpus: int = 100,
-        gpus_per_server: int = 4, max_gpus: int = 8, load: float = 0.9, slot_seconds: float = 60.0,
+        gpus_per_server: int = 4, max_gpus: int = 8, load: float = 1.0, slot_seconds: float = 60.0,
         data_dir: str | None = None) -> Workload:
     """Like :func:`philly`, from the Microsoft ITP traces (Gu et al., ASPLOS'23); ``cluster`` picks
     one of the ten ITP clusters (None: all)."""

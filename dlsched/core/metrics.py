@@ -65,7 +65,6 @@ def usage_timeline(result) -> pd.DataFrame:
     end = int(result.end_slot)
     start = int(min((s.arrival for s in wl.jobs), default=0))
     n = max(0, end - start)
-    used = np.zeros((n, len(cluster.resources)))
     diff = np.zeros((n + 1, len(cluster.resources)))
     vec_cache: dict[tuple[int, str], np.ndarray] = {}
     for j, t, k, _s, role, c in result.runs.itertuples(index=False):
@@ -76,7 +75,7 @@ def usage_timeline(result) -> pd.DataFrame:
         a, b = t - start, min(t - start + k, n)
         diff[a] += c * vec_cache[key]
         diff[b] -= c * vec_cache[key]
-    used = np.cumsum(diff[:-1], axis=0) if n else used
+    used = np.cumsum(diff[:-1], axis=0)
     df = pd.DataFrame(used, columns=list(cluster.resources))
     df.insert(0, "slot", np.arange(start, end))
     return df
@@ -90,6 +89,24 @@ def utilization(result) -> pd.DataFrame:
     for i, r in enumerate(result.workload.cluster.resources):
         out[r] = u[r] / cap[i] if cap[i] > 0 else np.nan
     return out
+
+
+def by_group(jobs: pd.DataFrame, by, *, slot_seconds: float) -> pd.DataFrame:
+    """Headline numbers per group of a tidy job table (e.g. a sweep's output grouped by policy
+    and seed): ``jobs, finished, total_utility, mean_jct_h, makespan_h`` (hours)."""
+    def one(g: pd.DataFrame) -> pd.Series:
+        f = g[g["status"] == "finished"]
+        hours = slot_seconds / 3600.0
+        return pd.Series({
+            "jobs": len(g),
+            "finished": len(f),
+            "total_utility": float(g["utility"].sum()),
+            "mean_jct_h": float(f["jct"].mean() * hours) if len(f) else math.nan,
+            "makespan_h": float((f["completion_time"].max() - g["arrival"].min()) * hours)
+            if len(f) else math.nan,
+        })
+
+    return jobs.groupby(by, sort=True)[list(jobs.columns)].apply(one)
 
 
 def summary(result) -> dict[str, float]:

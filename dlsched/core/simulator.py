@@ -292,7 +292,7 @@ def _active_ids(order, state):
 def _progress(enabled: bool, total: int):
     if not enabled:
         return None
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     return tqdm(total=total, desc="jobs done", unit="job")
 
