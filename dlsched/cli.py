@@ -76,7 +76,7 @@ def run(workload: str, policy: str, params: Sequence[str], seed: int, out: str |
 
     wparams, pparams = split_params(params, workload, policy)
     wl = registry.make_workload(workload, seed=seed, **wparams)
-    pol = registry.make_policy(policy, **pparams)
+    pol = registry.make_policy(policy, wl, **pparams)
     result = simulate(wl, pol, seed=seed, horizon=horizon)
     summary = {k: (None if isinstance(v, float) and math.isnan(v) else v)
                for k, v in metrics.summary(result).items()}

@@ -791,7 +791,7 @@ def simulate_point(params: Mapping[str, Any]):
 
     workload, policy, seed, horizon, wparams, pparams = _split_sim_params(params)
     wl = registry.make_workload(workload, seed=seed, **wparams)
-    return simulate(wl, registry.make_policy(policy, **pparams), seed=seed, horizon=horizon)
+    return simulate(wl, registry.make_policy(policy, wl, **pparams), seed=seed, horizon=horizon)
 
 
 def simulation_jobs(params: Mapping[str, Any]) -> pd.DataFrame:

@@ -23,6 +23,9 @@ from dlsched.core.policy import Policy
 POLICIES: dict[str, str] = {
     "fifo": "dlsched.baselines.fifo:FIFO",
     "drf": "dlsched.baselines.drf:DRF",
+    "oasis": "dlsched.oasis.policy:OASiS",
+    "rrh": "dlsched.oasis.baselines:RRH",
+    "dorm": "dlsched.oasis.baselines:Dorm",
 }
 """Policy name -> ``module:class``."""
 
@@ -31,6 +34,8 @@ WORKLOADS: dict[str, str] = {
     "philly": "dlsched.workloads:philly",
     "itp": "dlsched.workloads:itp",
     "philly_like": "dlsched.workloads:philly_like",
+    "oasis": "dlsched.oasis.model:oasis_workload",
+    "oasis_testbed": "dlsched.oasis.model:testbed_workload",
 }
 """Workload name -> ``module:function(rng, **params)``."""
 
@@ -81,10 +86,17 @@ def _check_params(known: Mapping[str, object], params: Mapping[str, object], wha
         raise ValueError(f"unknown parameter(s) {unknown} for {what}; known: {sorted(known)}")
 
 
-def make_policy(name: str, **params) -> Policy:
-    """Instantiate policy ``name`` with ``params`` (unknown names raise ValueError)."""
+def make_policy(name: str, workload: Workload | None = None, **params) -> Policy:
+    """Instantiate policy ``name`` with ``params`` (unknown names raise ValueError).
+
+    Policies that need knowledge of the job population before the first arrival (OASiS's price
+    estimates "based on past experience") define a ``from_workload(workload, **params)``
+    classmethod; it is used when ``workload`` is given. Other policies ignore ``workload``.
+    """
     cls = _resolve(POLICIES, name, "policy")
     _check_params(policy_parameters(name), params, f"policy {name!r}")
+    if workload is not None and hasattr(cls, "from_workload"):
+        return cls.from_workload(workload, **params)
     return cls(**params)
 
 

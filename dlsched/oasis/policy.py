@@ -1,0 +1,584 @@
+r"""OASiS Algorithms 1 and 2 with the price functions (22)-(26).
+
+Algorithm 1 (PDF lines 1-15): on the arrival of job ``i`` compute its best schedule ``l*`` and
+payoff :math:`\mu_i` with Algorithm 2 (line 3); admit iff :math:`\mu_i > 0` (line 4), fix the
+whole schedule irrevocably (line 6) and raise the prices of every (server, resource, slot) it uses
+(lines 7-10); otherwise reject (line 13).
+
+Algorithm 2 (PDF lines 1-44): for every completion slot :math:`\hat t_i` from :math:`a_i` to
+:math:`T` (line 2), DP_COST (lines 10-20) splits the workload :math:`D_i = E_iN_i` chunk-passes
+over the slots :math:`a_i..\hat t_i`, and COST_t (lines 21-44) deploys the workers of one slot on
+the cheapest worker servers (lines 23-29) and the PS on the cheapest PS servers (lines 33-38);
+the payoff is :math:`f_i(\hat t_i - a_i) - \text{cost}` (line 4); the best :math:`\hat t_i` wins
+with ties kept at the earlier slot (line 5, strict ``>``).
+
+Fast path (this module). COST_t(t, d) depends on ``d`` only through the worker count
+``W(d) = ceil(d M_i (tau_i + 2 e_i/b_i))`` (line 24): deploying ``W`` workers greedily on servers
+sorted by unit price costs the sum of the ``W`` cheapest "worker units", which is a prefix sum, and
+likewise for ``Z = ceil(W b_i / B_i)`` PS (lines 35-37). So all COST_t(t, .) of all slots come from
+a few vectorized array operations. DP_COST is evaluated bottom-up (App. B:
+``cost(t, d) = min_{d'} cost_t(t, d') + cost(t - 1, d - d')``) as a min-plus convolution in which
+``d'`` only ranges over ``0..d_max`` (at most :math:`N_i` workers per slot, (3)), and only the states
+``d`` from which the full workload can still be reached by slot ``T`` are kept. Ties are broken as
+in the paper's loops (smallest ``d`` in the later slot, earliest :math:`\hat t_i`), and costs are
+summed in the same order as the literal transcription :func:`dp_cost_literal`, which tests and
+benchmarks compare against.
+
+Readings of the spec's [T]/[N] notes (all documented in :func:`price_parameters`): ``U`` uses
+:math:`f_i(d_i^{min} - 1)`; ``L`` uses :math:`f_i(T - 1 - a_i)` (0-based slots: the last slot is
+``T - 1``); resources no job demands get ``U = L``; :math:`1/\eta` takes its largest admissible value.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field, replace
+from typing import ClassVar
+
+import numpy as np
+
+from dlsched.core.cluster import Cluster
+from dlsched.core.jobs import JobSpec, OasisModel, Workload
+from dlsched.core.policy import BasePolicy, ClusterView
+from dlsched.core.pricing import ExponentialPrice
+from dlsched.core.schedule import Decision, Placement
+
+_EPS = 1e-9
+INF = math.inf
+
+
+# ------------------------------------------------------------------------------ price parameters
+
+
+@dataclass(frozen=True)
+class PriceParameters:
+    r"""Parameters of the price functions (22): :math:`U_1^r, U_2^r` per resource, :math:`L_1, L_2`,
+    and the scaling factors :math:`\eta_1, \eta_2` used to compute ``L``."""
+
+    u1: np.ndarray
+    u2: np.ndarray
+    l1: float
+    l2: float
+    eta1: float = 1.0
+    eta2: float = 1.0
+
+    def __post_init__(self) -> None:
+        for name in ("l1", "l2", "eta1", "eta2"):
+            v = float(getattr(self, name))
+            if not math.isfinite(v) or v <= 0:
+                raise ValueError(f"PriceParameters.{name} must be finite and > 0, got {v!r}")
+            object.__setattr__(self, name, v)
+        for name, low in (("u1", self.l1), ("u2", self.l2)):
+            u = np.asarray(getattr(self, name), dtype=float)
+            if not np.all(np.isfinite(u)) or np.any(u < low * (1 - 1e-12)):
+                raise ValueError(f"PriceParameters.{name} must be finite and >= L={low:g}, got {u}")
+            u = np.maximum(u, low)
+            u.setflags(write=False)
+            object.__setattr__(self, name, u)
+
+    @property
+    def worker_price(self) -> ExponentialPrice:
+        """:math:`P_h^r` of (22)."""
+        return ExponentialPrice(self.l1, self.u1)
+
+    @property
+    def ps_price(self) -> ExponentialPrice:
+        """:math:`Q_k^r` of (22)."""
+        return ExponentialPrice(self.l2, self.u2)
+
+    @property
+    def alpha(self) -> float:
+        r""":math:`\alpha = \max_r(1, \ln(U_1^r/L_1), \ln(U_2^r/L_2))` of Theorem 4."""
+        return float(max(1.0, np.max(np.log(self.u1 / self.l1)), np.max(np.log(self.u2 / self.l2))))
+
+    def scaled(self, u_scale: float = 1.0) -> PriceParameters:
+        """Estimates with ``U`` multiplied by ``u_scale`` (so ``U/L`` scales by it; Fig. 6).
+
+        The paper does not say how its estimates are perturbed; scaling ``U`` at fixed ``L`` is
+        our reading. ``U`` is floored at ``L``.
+        """
+        if not math.isfinite(u_scale) or u_scale <= 0:
+            raise ValueError(f"u_scale must be finite and > 0, got {u_scale!r}")
+        return replace(self, u1=np.maximum(self.u1 * u_scale, self.l1),
+                       u2=np.maximum(self.u2 * u_scale, self.l2))
+
+
+def _check_oasis_job(spec: JobSpec) -> OasisModel:
+    if not isinstance(spec.model, OasisModel):
+        raise ValueError(f"job {spec.job_id}: OASiS needs an OasisModel, got {spec.model.kind!r}")
+    return spec.model
+
+
+def min_duration(model: OasisModel) -> int:
+    r""":math:`d_i^{min} = \lceil E_iM_i(\tau_i + 2e_i/b_i)\rceil`: slots needed with :math:`N_i`
+    workers all the time (the interpretation of (23))."""
+    return max(1, math.ceil(model.epochs * model.minibatches * model.minibatch_time - _EPS))
+
+
+def price_parameters(workload: Workload, *, horizon: int | None = None) -> PriceParameters:
+    r"""The "true" price parameters (23)-(26) of a workload.
+
+    * (23)/(24): :math:`U_1^r = \max_i f_i(d_i^{min} - 1)/w_i^r` over jobs with :math:`w_i^r > 0`
+      ([T] reading of the spec: utility at the earliest completion); a resource no job demands
+      gets ``U = L`` (its price never matters).
+    * (25)/(26): :math:`L_1 = \frac{1}{4\eta_1}\min_i f_i(T - 1 - a_i) /
+      (\lceil E_iN_iM_i(\tau_i + 2e_i/b_i)\rceil \sum_r w_i^r)` with 0-based slots.
+    * :math:`1/\eta_1 = \min(1, \min_i \lceil\cdot\rceil \sum_r w_i^r / (T \sum_h\sum_r c_h^r))`, the
+      largest value allowed by the condition after (26) and Appendix A; same for ``eta2``.
+    """
+    T = workload.horizon if horizon is None else horizon
+    if T is None:
+        raise ValueError("price_parameters needs a horizon T (workload.horizon or horizon=)")
+    cluster = workload.cluster
+    wsrv, psrv = cluster.servers_for("worker"), cluster.servers_for("ps")
+    if len(wsrv) == 0 or len(psrv) == 0:
+        raise ValueError("OASiS needs a cluster with worker servers and PS servers (Cluster.two_pools)")
+    R = len(cluster.resources)
+    u1 = np.zeros(R)
+    u2 = np.zeros(R)
+    inv_eta1 = inv_eta2 = 1.0
+    ratio1 = ratio2 = INF
+    cap_w = float(cluster.capacity[wsrv].sum())
+    cap_p = float(cluster.capacity[psrv].sum())
+    for spec in workload.jobs:
+        m = _check_oasis_job(spec)
+        w = cluster.vector(spec.worker_demand)
+        s = cluster.vector(spec.ps_demand)
+        best = float(spec.utility(min_duration(m) - 1))
+        worst = float(spec.utility(max(0, T - 1 - spec.arrival)))
+        work = math.ceil(m.epochs * m.chunks * m.minibatches * m.minibatch_time - _EPS)
+        with np.errstate(divide="ignore"):
+            u1 = np.maximum(u1, np.where(w > 0, best / np.where(w > 0, w, 1), 0.0))
+            u2 = np.maximum(u2, np.where(s > 0, best / np.where(s > 0, s, 1), 0.0))
+        inv_eta1 = min(inv_eta1, work * w.sum() / (T * cap_w))
+        inv_eta2 = min(inv_eta2, work * s.sum() / (T * cap_p))
+        ratio1 = min(ratio1, worst / (work * w.sum()))
+        ratio2 = min(ratio2, worst / (work * s.sum()))
+    if not workload.jobs:
+        raise ValueError("price_parameters needs at least one job")
+    eta1, eta2 = 1.0 / inv_eta1, 1.0 / inv_eta2
+    l1 = ratio1 / (4 * eta1)
+    l2 = ratio2 / (4 * eta2)
+    u1 = np.where(u1 > 0, u1, l1)
+    u2 = np.where(u2 > 0, u2, l2)
+    return PriceParameters(u1=np.maximum(u1, l1), u2=np.maximum(u2, l2), l1=l1, l2=l2, eta1=eta1, eta2=eta2)
+
+
+# ------------------------------------------------------------------------------- Algorithm 2
+
+
+def workers_needed(d: int | np.ndarray, model: OasisModel):
+    """Line 24: ``ceil(d * M_i * (tau_i + 2 e_i / b_i))`` workers for ``d`` chunk-passes in a slot."""
+    q = model.minibatches * model.minibatch_time
+    return np.ceil(np.asarray(d) * q - _EPS).astype(np.int64)
+
+
+def ps_needed(workers: int | np.ndarray, model: OasisModel):
+    """Lines 35-37: ``ceil(W b_i / B_i)`` PS for ``W`` workers (never more than ``W``, as b <= B)."""
+    return np.ceil(np.asarray(workers) * (model.worker_bw / model.ps_bw) - _EPS).astype(np.int64)
+
+
+def unit_prices(prices: np.ndarray, demand: np.ndarray) -> np.ndarray:
+    r"""Lines 23/33 sort key: :math:`\sum_r p_h^r(t) w_i^r` for every (slot, server)."""
+    return np.sum(prices * demand, axis=-1)
+
+
+def unit_caps(capacity: np.ndarray, used: np.ndarray, demand: np.ndarray) -> np.ndarray:
+    r"""Lines 26/35: :math:`\min_r \lfloor (c^r - g^r)/w^r \rfloor` over resources with
+    :math:`w^r > 0`, for every (slot, server)."""
+    pos = demand > 0
+    room = (capacity[None, :, pos] - used[:, :, pos]) / demand[pos]
+    return np.maximum(0, np.floor(np.min(room, axis=-1) + _EPS)).astype(np.int64)
+
+
+def _greedy_cost(price: np.ndarray, cap: np.ndarray, counts: np.ndarray, limit: int):
+    """Cost of deploying ``counts`` units greedily on servers sorted by ``price`` (stable), for
+    every slot: arrays (S, len(counts)); +inf where more than min(limit, total cap) are needed.
+
+    Summation order: server by server in sorted order, ``price * units`` -- the same as the
+    literal loops of COST_t, so both give bit-identical costs.
+    """
+    order = np.argsort(price, axis=1, kind="stable")
+    ps = np.take_along_axis(price, order, axis=1)
+    cs = np.take_along_axis(cap, order, axis=1)
+    cc = np.cumsum(cs, axis=1)
+    counts = np.asarray(counts)
+    take = np.clip(counts[None, :, None] - (cc - cs)[:, None, :], 0, cs[:, None, :])  # (S, C, n)
+    # cumsum is sequential: server by server in sorted order, like the literal loop
+    acc = np.cumsum(ps[:, None, :] * take, axis=-1)[..., -1]
+    feasible = (cc[:, -1:] >= counts[None, :]) & (counts[None, :] <= limit)
+    return np.where(feasible, acc, INF), order, cs
+
+
+@dataclass
+class _Slots:
+    """Per-slot data of one job's search (slots a..T-1)."""
+
+    d_max: int
+    cost: np.ndarray          # (S, d_max + 1): COST_t(t, d)
+    w_order: np.ndarray       # (S, H) sorted worker-server order
+    w_caps: np.ndarray        # (S, H) caps in that order
+    p_order: np.ndarray
+    p_caps: np.ndarray
+
+
+def cost_table(model: OasisModel, wdem: np.ndarray, pdem: np.ndarray, wprice: np.ndarray,
+               pprice: np.ndarray, wcap: np.ndarray, pcap: np.ndarray) -> _Slots:
+    """COST_t(t, d) for all slots of the window and all ``d = 0..d_max`` (lines 21-44).
+
+    ``wprice``/``pprice`` are the price arrays (S, H, R)/(S, K, R) of the window and ``wcap``/
+    ``pcap`` the per-(slot, server) unit caps (30)/(31).
+    """
+    N = model.chunks
+    q = model.minibatches * model.minibatch_time
+    d_max = int(math.floor(N / q + _EPS)) if q > 0 else 0
+    while d_max > 0 and workers_needed(d_max, model) > N:
+        d_max -= 1
+    d = np.arange(d_max + 1)
+    W = workers_needed(d, model)
+    Z = ps_needed(W, model)
+    uw = unit_prices(wprice, wdem)
+    up = unit_prices(pprice, pdem)
+    wc, w_order, w_caps = _greedy_cost(uw, wcap, np.unique(W), N)
+    pc, p_order, p_caps = _greedy_cost(up, pcap, np.unique(Z), int(ps_needed(N, model)))
+    wi = np.searchsorted(np.unique(W), W)
+    pi = np.searchsorted(np.unique(Z), Z)
+    cost = wc[:, wi] + pc[:, pi]
+    cost[:, 0] = 0.0          # note 3: COST_t(t, 0) = 0 with y = z = 0
+    return _Slots(d_max, cost, w_order, w_caps, p_order, p_caps)
+
+
+@dataclass(frozen=True)
+class BestSchedule:
+    """Output of Algorithm 2: payoff, completion slot, chunk-passes and placements per slot."""
+
+    payoff: float
+    completion: int | None
+    cost: float
+    chunks: dict[int, int] = field(default_factory=dict)
+    placements: dict[int, Placement] = field(default_factory=dict)
+    costs_by_completion: np.ndarray | None = None
+
+
+def best_schedule(spec: JobSpec, T: int, capacity_w: np.ndarray, capacity_p: np.ndarray,
+                  used_w: np.ndarray, used_p: np.ndarray, price_w: np.ndarray, price_p: np.ndarray,
+                  worker_servers: np.ndarray, ps_servers: np.ndarray,
+                  demand_w: np.ndarray, demand_p: np.ndarray) -> BestSchedule:
+    r"""Algorithm 2: the schedule maximizing (27) for job ``spec`` and its payoff :math:`\mu_i`.
+
+    Parameters
+    ----------
+    spec : JobSpec
+        The job (an :class:`OasisModel` job).
+    T : int
+        Horizon (slots ``0..T-1``).
+    capacity_w, capacity_p : numpy.ndarray
+        Capacities of worker servers (H, R) and PS servers (K, R).
+    used_w, used_p : numpy.ndarray
+        Allocated amounts :math:`g_h^r(t)`, :math:`v_k^r(t)`: (T, H, R) and (T, K, R).
+    price_w, price_p : numpy.ndarray
+        Current prices :math:`p_h^r(t)`, :math:`q_k^r(t)`, same shapes.
+    worker_servers, ps_servers : numpy.ndarray
+        Cluster indices of the H worker and K PS servers (for the returned placements).
+    demand_w, demand_p : numpy.ndarray
+        :math:`w_i^r`, :math:`s_i^r`.
+
+    Returns
+    -------
+    BestSchedule
+        ``payoff`` 0 and ``completion`` None when no schedule has positive payoff.
+    """
+    model = _check_oasis_job(spec)
+    a = spec.arrival
+    D = model.epochs * model.chunks
+    S = T - a
+    if S <= 0:
+        return BestSchedule(0.0, None, INF)
+    wcap = unit_caps(capacity_w, used_w[a:T], demand_w)
+    pcap = unit_caps(capacity_p, used_p[a:T], demand_p)
+    slots = cost_table(model, demand_w, demand_p, price_w[a:T], price_p[a:T], wcap, pcap)
+    dmax = slots.d_max
+    if dmax == 0 or dmax * S < D:
+        return BestSchedule(0.0, None, INF)
+    acc, choices, lo_list = _dp(slots.cost, D, dmax)
+    totals = np.array([a_[-1] if a_ is not None and len(a_) and lo + len(a_) - 1 == D else INF
+                       for a_, lo in zip(acc, lo_list)])
+    util = np.asarray(spec.utility(np.arange(S)), dtype=float)
+    payoff = util - totals
+    best_mu, best_k = 0.0, None
+    for k in range(S):                                    # lines 2-8, strict '>' (line 5)
+        if payoff[k] > best_mu:
+            best_mu, best_k = float(payoff[k]), k
+    if best_k is None:
+        return BestSchedule(0.0, None, INF, costs_by_completion=totals)
+    chunks = _backtrack(choices, lo_list, best_k, D)
+    placements = {}
+    for k, d in chunks.items():
+        W = int(workers_needed(d, model))
+        Z = int(ps_needed(W, model))
+        y = _fill(slots.w_order[k], slots.w_caps[k], W, worker_servers)
+        z = _fill(slots.p_order[k], slots.p_caps[k], Z, ps_servers)
+        placements[a + k] = Placement.of(y, z)
+    return BestSchedule(best_mu, a + best_k, float(totals[best_k]),
+                        {a + k: d for k, d in chunks.items()}, placements, totals)
+
+
+def _dp(cost: np.ndarray, D: int, dmax: int):
+    """Bottom-up DP_COST over the window (App. B), keeping only reachable, useful states.
+
+    Returns per slot ``k`` the array ``acc[k][d - lo[k]] = cost(a + k, d)`` for ``d`` in
+    ``lo[k]..hi[k]``, and the argmin ``d'`` of slot ``k`` for each state.
+    """
+    S = cost.shape[0]
+    accs, choices, los = [], [], []
+    prev, plo = None, 0
+    for k in range(S):
+        lo = max(0, D - (S - 1 - k) * dmax)               # must still reach D by the last slot
+        hi = min(D, (k + 1) * dmax)
+        if lo > hi:
+            accs.append(None), choices.append(None), los.append(lo)
+            prev = None
+            continue
+        c = cost[k]
+        n = hi - lo + 1
+        if prev is None:                                   # base case: cost(a, d) = cost_t(a, d)
+            new = np.full(n, INF)
+            ch = np.zeros(n, dtype=np.int32)
+            top = min(hi, dmax)
+            if top >= lo:
+                new[: top - lo + 1] = c[lo: top + 1]
+                ch[: top - lo + 1] = np.arange(lo, top + 1)
+        else:
+            phi = plo + len(prev) - 1
+            new = np.full(n, INF)
+            ch = np.zeros(n, dtype=np.int32)
+            for dp in range(0, dmax + 1):                  # ascending d', strict '<' (line 15)
+                cd = c[dp]
+                if not math.isfinite(cd):
+                    continue
+                # states d with d - dp in [plo, phi] and d in [lo, hi]
+                d0 = max(lo, plo + dp)
+                d1 = min(hi, phi + dp)
+                if d0 > d1:
+                    continue
+                cand = prev[d0 - dp - plo: d1 - dp - plo + 1] + cd
+                tgt = new[d0 - lo: d1 - lo + 1]
+                better = cand < tgt
+                if better.any():
+                    tgt[better] = cand[better]
+                    ch[d0 - lo: d1 - lo + 1][better] = dp
+        accs.append(new), choices.append(ch), los.append(lo)
+        prev, plo = new, lo
+    return accs, choices, los
+
+
+def _backtrack(choices, los, k_end: int, D: int) -> dict[int, int]:
+    out = {}
+    d = D
+    for k in range(k_end, -1, -1):
+        dp = int(choices[k][d - los[k]])
+        if k == 0:
+            dp = d
+        if dp:
+            out[k] = dp
+        d -= dp
+    return dict(sorted(out.items()))
+
+
+def _fill(order: np.ndarray, caps: np.ndarray, n: int, servers: np.ndarray) -> dict[int, int]:
+    """Lines 25-29 / 34-38: fill servers in sorted order up to their caps."""
+    out = {}
+    for j, c in zip(order, caps):
+        if n <= 0:
+            break
+        take = int(min(c, n))
+        if take:
+            out[int(servers[j])] = take
+            n -= take
+    return out
+
+
+# ------------------------------------------------------------------------ literal transcription
+
+
+def dp_cost_literal(spec: JobSpec, T_i: int, D_i: int, capacity_w, capacity_p, used_w, used_p,
+                    price_w, price_p, demand_w, demand_p):
+    """The paper's recursive DP_COST (Alg. 2 lines 10-20) with COST_t (lines 21-44), transcribed
+    literally with Python loops and the memoization the text describes. Reference for tests and
+    benchmarks only: returns ``(cost, {slot: chunk-passes})`` for deadline slot ``T_i``.
+    """
+    model = _check_oasis_job(spec)
+    a = spec.arrival
+    wdem = np.asarray(demand_w, dtype=float)
+    pdem = np.asarray(demand_p, dtype=float)
+    memo_t: dict[tuple[int, int], float] = {}
+    memo: dict[tuple[int, int], tuple[float, dict]] = {}
+
+    def cost_t(t: int, d: int) -> float:
+        if (t, d) in memo_t:
+            return memo_t[(t, d)]
+        H, K = capacity_w.shape[0], capacity_p.shape[0]
+        y = [0] * H
+        z = [0] * K
+        key_w = unit_prices(price_w[t], wdem)                      # line 23
+        order = sorted(range(H), key=lambda h: key_w[h])
+        Dw = int(workers_needed(d, model))                         # line 24
+        for j, h in enumerate(order):                              # lines 25-29
+            room = min(math.floor((capacity_w[h, r] - used_w[t, h, r]) / wdem[r] + _EPS)
+                       for r in range(len(wdem)) if wdem[r] > 0)
+            y[h] = max(0, min(room, model.chunks - sum(y[hh] for hh in order[:j]), Dw))
+            Dw -= y[h]
+        if Dw > 0:                                                 # lines 30-32
+            memo_t[(t, d)] = INF
+            return INF
+        key_p = unit_prices(price_p[t], pdem)                      # line 33
+        orderp = sorted(range(K), key=lambda k: key_p[k])
+        Y = sum(y)
+        for j, k in enumerate(orderp):                             # lines 34-38
+            room = min(math.floor((capacity_p[k, r] - used_p[t, k, r]) / pdem[r] + _EPS)
+                       for r in range(len(pdem)) if pdem[r] > 0)
+            placed = sum(z[kk] for kk in orderp[:j])
+            z[k] = max(0, min(room, int(ps_needed(Y, model)) - placed, Y - placed))
+        if sum(z) < (model.worker_bw / model.ps_bw) * Y - _EPS:   # lines 39-41
+            memo_t[(t, d)] = INF
+            return INF
+        c = 0.0                                                    # line 42, in sorted order
+        for h in order:
+            c = c + key_w[h] * y[h]
+        cz = 0.0
+        for k in orderp:
+            cz = cz + key_p[k] * z[k]
+        memo_t[(t, d)] = 0.0 if d == 0 else c + cz
+        return memo_t[(t, d)]
+
+    def dp(Ti: int, Di: int):
+        if Ti < a:                                                 # base case (note 1)
+            return (0.0, {}) if Di == 0 else (INF, {})
+        if (Ti, Di) in memo:
+            return memo[(Ti, Di)]
+        min_cost, best = INF, {}
+        for d in range(Di + 1):                                    # lines 12-18
+            ct = cost_t(Ti, d)
+            c, l_prev = dp(Ti - 1, Di - d)
+            if min_cost > ct + c:
+                min_cost = ct + c
+                best = dict(l_prev)
+                if d:
+                    best[Ti] = d
+        memo[(Ti, Di)] = (min_cost, best)
+        return memo[(Ti, Di)]
+
+    return dp(T_i, D_i)
+
+
+# ------------------------------------------------------------------------------- Algorithm 1
+
+
+class OASiS(BasePolicy):
+    """Algorithm 1: online admission with irrevocable schedules and exponential prices.
+
+    Parameters
+    ----------
+    prices : PriceParameters
+        ``U``, ``L`` (estimates "based on past experience"; :func:`price_parameters` computes the
+        true values of a workload, :meth:`from_workload` builds the policy from them).
+    u_scale : float, default 1
+        Multiply the ``U`` estimates (Fig. 6's mis-estimation study).
+
+    Notes
+    -----
+    Per-job results recorded in the job table: ``payoff`` (:math:`\\mu_i`), ``planned_completion``
+    (:math:`\\hat t_i` of the chosen schedule). Decision times are kept in
+    :attr:`decision_seconds` (not in the tables, which must be deterministic).
+    """
+
+    name: ClassVar[str] = "oasis"
+
+    def __init__(self, prices: PriceParameters | None = None, u_scale: float = 1.0):
+        if prices is not None and not isinstance(prices, PriceParameters):
+            raise TypeError(f"oasis.prices must be PriceParameters, got {type(prices).__name__}")
+        if not isinstance(u_scale, (int, float)) or not math.isfinite(u_scale) or u_scale <= 0:
+            raise ValueError(f"oasis.u_scale must be a finite number > 0, got {u_scale!r}")
+        self.prices = prices
+        self.u_scale = float(u_scale)
+
+    @classmethod
+    def from_workload(cls, workload: Workload, **params) -> OASiS:
+        """OASiS with the workload's true price parameters (23)-(26) (the paper's setting)."""
+        return cls(price_parameters(workload), **params)
+
+    def reset(self, cluster: Cluster, rng) -> None:
+        super().reset(cluster, rng)
+        if self.prices is None:
+            raise ValueError("OASiS needs price parameters: OASiS(price_parameters(workload)) or "
+                             "OASiS.from_workload(workload)")
+        self._wsrv = cluster.servers_for("worker")
+        self._psrv = cluster.servers_for("ps")
+        if len(self._wsrv) == 0 or len(self._psrv) == 0:
+            raise ValueError("OASiS needs a cluster with worker and PS servers (Cluster.two_pools)")
+        self._params = self.prices.scaled(self.u_scale)
+        self._cw = cluster.capacity[self._wsrv]
+        self._cp = cluster.capacity[self._psrv]
+        self._T: int | None = None
+        self.plans: dict[int, dict[int, Placement]] = {}
+        self.payoffs: dict[int, float] = {}
+        self.decision_seconds: dict[int, float] = {}
+        self.history: list[dict[str, float]] = []
+
+    def _init_horizon(self, T: int) -> None:
+        R = len(self.cluster.resources)
+        self._T = T
+        self.g = np.zeros((T, len(self._wsrv), R))
+        self.v = np.zeros((T, len(self._psrv), R))
+        self.p = self._params.worker_price(self.g, self._cw[None])
+        self.q = self._params.ps_price(self.v, self._cp[None])
+
+    def dual_objective(self) -> float:
+        r"""(19): :math:`\sum_i\mu_i + \sum_{t,h,r} p_h^r(t) c_h^r + \sum_{t,k,r} q_k^r(t) c_k^r`."""
+        return float(sum(self.payoffs.values()) + np.sum(self.p * self._cw[None]) + np.sum(self.q * self._cp[None]))
+
+    def decide(self, t: int, view: ClusterView) -> Decision:
+        if self._T is None:
+            if view.horizon is None:
+                raise ValueError("OASiS needs a horizon T (Workload.horizon or simulate(horizon=))")
+            self._init_horizon(view.horizon)
+        admit, reject, info = [], [], {}
+        cluster = view.cluster
+        for v in view.pending():                                  # line 2: upon arrival
+            spec = v.spec
+            start = time.perf_counter()
+            wd, pdem = cluster.vector(spec.worker_demand), cluster.vector(spec.ps_demand)
+            dual_before = self.dual_objective()
+            best = best_schedule(spec, self._T, self._cw, self._cp, self.g, self.v, self.p, self.q,
+                                 self._wsrv, self._psrv, wd, pdem)        # line 3
+            if best.payoff > 0:                                    # line 4
+                admit.append(spec.job_id)                          # line 5
+                self._commit(spec.job_id, best, wd, pdem)          # lines 6-10
+                self.payoffs[spec.job_id] = best.payoff
+                utility = float(spec.utility(best.completion - spec.arrival))
+                self.history.append({"job": spec.job_id, "primal": utility,
+                                     "dual": self.dual_objective() - dual_before})
+            else:
+                reject.append(spec.job_id)                         # line 13
+            self.decision_seconds[spec.job_id] = time.perf_counter() - start
+            info[spec.job_id] = {"payoff": best.payoff,
+                                 "planned_completion": best.completion if best.completion is not None else math.nan}
+        allocs = {j: plan[t] for j, plan in self.plans.items() if t in plan and j in view.jobs}
+        allocs.update({j: self.plans[j][t] for j in admit if t in self.plans[j]})
+        future = [s for j, plan in self.plans.items() if j in view.jobs or j in admit for s in plan if s > t]
+        return Decision(allocs, admit=admit, reject=reject, wakeup=min(future) if future else None, info=info)
+
+    def _commit(self, j: int, best: BestSchedule, wd: np.ndarray, pdem: np.ndarray) -> None:
+        self.plans[j] = dict(best.placements)
+        wpos = {int(s): i for i, s in enumerate(self._wsrv)}
+        ppos = {int(s): i for i, s in enumerate(self._psrv)}
+        for t, p in best.placements.items():
+            for s, c in p.workers:
+                h = wpos[s]
+                self.g[t, h] += c * wd                             # line 7
+                self.p[t, h] = self._params.worker_price(self.g[t, h], self._cw[h])   # line 8
+            for s, c in p.ps:
+                k = ppos[s]
+                self.v[t, k] += c * pdem                           # line 9
+                self.q[t, k] = self._params.ps_price(self.v[t, k], self._cp[k])       # line 10
