@@ -534,6 +534,24 @@ class OASiS(BasePolicy):
         self.p = self._params.worker_price(self.g, self._cw[None])
         self.q = self._params.ps_price(self.v, self._cp[None])
 
+    def prepare(self, cluster: Cluster, T: int, rng=None) -> OASiS:
+        """Reset and size the price tables for horizon ``T`` outside a simulation (checks,
+        notebooks); returns self."""
+        self.reset(cluster, rng if rng is not None else np.random.default_rng(0))
+        self._init_horizon(int(T))
+        return self
+
+    def search(self, spec: JobSpec) -> BestSchedule:
+        """Algorithm 2 for ``spec`` against the current prices, without committing anything."""
+        c = self.cluster
+        return best_schedule(spec, self._T, self._cw, self._cp, self.g, self.v, self.p, self.q,
+                             self._wsrv, self._psrv, c.vector(spec.worker_demand), c.vector(spec.ps_demand))
+
+    def state(self) -> dict[str, np.ndarray]:
+        """Arrays of the current state: capacities, usage and prices (for checks)."""
+        return {"capacity_w": self._cw, "capacity_p": self._cp, "used_w": self.g, "used_p": self.v,
+                "price_w": self.p, "price_p": self.q}
+
     def dual_objective(self) -> float:
         r"""(19): :math:`\sum_i\mu_i + \sum_{t,h,r} p_h^r(t) c_h^r + \sum_{t,k,r} q_k^r(t) c_k^r`."""
         return float(sum(self.payoffs.values()) + np.sum(self.p * self._cw[None]) + np.sum(self.q * self._cp[None]))
@@ -550,8 +568,7 @@ class OASiS(BasePolicy):
             start = time.perf_counter()
             wd, pdem = cluster.vector(spec.worker_demand), cluster.vector(spec.ps_demand)
             dual_before = self.dual_objective()
-            best = best_schedule(spec, self._T, self._cw, self._cp, self.g, self.v, self.p, self.q,
-                                 self._wsrv, self._psrv, wd, pdem)        # line 3
+            best = self.search(spec)                               # line 3
             if best.payoff > 0:                                    # line 4
                 admit.append(spec.job_id)                          # line 5
                 self._commit(spec.job_id, best, wd, pdem)          # lines 6-10

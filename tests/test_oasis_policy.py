@@ -1,0 +1,151 @@
+"""OASiS Algorithms 1-2: fast path vs the literal DP_COST, the checks of Theorems 1-2, duality,
+Appendix A, and bad input."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dlsched import registry
+from dlsched.core.cluster import Cluster
+from dlsched.core.jobs import JobSpec, OasisModel, Sigmoid, Workload
+from dlsched.core.simulator import simulate
+from dlsched.oasis import checks
+from dlsched.oasis.policy import OASiS, dp_cost_literal, price_parameters
+
+
+def _instance(seed: int, n_jobs: int = 8, n_servers: int = 3, T: int = 6) -> Workload:
+    return registry.make_workload("synthetic", seed=seed, model="oasis", n_jobs=n_jobs,
+                                  n_servers=n_servers, horizon=T, arrival_span=3)
+
+
+def _loaded_policy(wl: Workload, probe: JobSpec) -> OASiS:
+    """OASiS after admitting every job of ``wl`` except ``probe`` (a realistic price state)."""
+    others = Workload(wl.cluster, tuple(s for s in wl.jobs if s.job_id != probe.job_id), horizon=wl.horizon)
+    pol = OASiS(price_parameters(wl))
+    simulate(others, pol, seed=0)
+    return pol
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_fast_path_equals_literal_dp_cost(seed):
+    wl = _instance(seed)
+    probe = wl.jobs[0]                                    # earliest arrival: widest window
+    pol = _loaded_policy(wl, probe)
+    st = pol.state()
+    c = wl.cluster
+    wd, pd_ = c.vector(probe.worker_demand), c.vector(probe.ps_demand)
+    best = pol.search(probe)
+    D = probe.model.epochs * probe.model.chunks
+    for t_hat in range(probe.arrival, wl.horizon):
+        cost, sched = dp_cost_literal(probe, t_hat, D, st["capacity_w"], st["capacity_p"], st["used_w"],
+                                      st["used_p"], st["price_w"], st["price_p"], wd, pd_)
+        fast = math.inf if best.costs_by_completion is None else best.costs_by_completion[t_hat - probe.arrival]
+        assert cost == fast or (math.isinf(cost) and math.isinf(fast)), (t_hat, cost, fast)
+        if best.completion == t_hat:
+            assert sched == best.chunks                  # the same schedule, tie-breaks included
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_theorem1_against_brute_force(seed):
+    wl = _instance(seed, n_servers=2, T=4)
+    probe = wl.jobs[0]
+    pol = _loaded_policy(wl, probe)
+    assert checks.cost_t_optimal(pol, probe).require()
+    assert checks.dp_cost_optimal(pol, probe).require()
+    assert checks.alg2_argmax(pol, probe).require()
+
+
+def test_checks_can_fail():
+    """The brute-force checks are not vacuous: a search that reports wrong costs is caught."""
+    from dataclasses import replace
+
+    wl = _instance(1, n_servers=2, T=4)
+    probe = wl.jobs[0]
+    pol = _loaded_policy(wl, probe)
+    honest = pol.search(probe)
+    assert honest.costs_by_completion is not None and np.isfinite(honest.costs_by_completion).any()
+    pol.search = lambda spec: replace(honest, costs_by_completion=honest.costs_by_completion * 0.9)
+    assert not checks.dp_cost_optimal(pol, probe).holds
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_run_is_feasible_and_dual_bounds_primal(seed):
+    wl = _instance(seed, n_jobs=12, n_servers=4, T=8)
+    pol = OASiS.from_workload(wl)
+    res = simulate(wl, pol, seed=seed)
+    assert checks.feasible_run(res, pol).require()
+    assert checks.weak_duality(pol, res).require()
+    # Lemma 1 may fail for coarse workers (w not << c); it must at least be computed for every admission
+    claim = checks.lemma1_increments(pol)
+    assert claim.details["admissions"] == int(res.jobs["admitted"].sum())
+    # payoff recorded for every arrived job, and admission iff payoff > 0 (Alg. 1 line 4)
+    assert ((res.jobs["payoff"] > 0) == res.jobs["admitted"]).all()
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_price_properties_and_appendix_a(seed):
+    wl = _instance(seed)
+    params = price_parameters(wl)
+    cap_w = wl.cluster.capacity[wl.cluster.servers_for("worker")]
+    assert checks.price_endpoints(params, cap_w).require()
+    assert checks.lemma3_derivative(params, cap_w).require()
+    assert checks.zero_usage_admission(wl).require()
+    assert checks.exhaustion_rejection(wl).require()
+
+
+def test_job_that_cannot_finish_is_rejected_not_an_error():
+    cluster = Cluster.two_pools(1, 1, {"gpu": 1, "cpu": 4}, {"cpu": 4})
+    slow = OasisModel(epochs=50, chunks=2, minibatches=10, tau=0.1, comm=0.0)   # 50*10*0.1 = 50 slots minimum
+    ok = OasisModel(epochs=1, chunks=2, minibatches=2, tau=0.1, comm=0.0)
+    jobs = (JobSpec(0, 0, slow, {"gpu": 1}, {"cpu": 1}, utility=Sigmoid(10, 0.5, 3)),
+            JobSpec(1, 0, ok, {"gpu": 1}, {"cpu": 1}, utility=Sigmoid(10, 0.5, 3)))
+    wl = Workload(cluster, jobs, horizon=5)
+    res = simulate(wl, OASiS.from_workload(wl), seed=0)
+    status = res.jobs.set_index("job_id")["status"]
+    assert status[0] == "rejected" and status[1] == "finished"
+
+
+def test_hand_computed_single_job():
+    """One job, empty cluster: 2 chunks x 1 epoch, M=5, tau=0.1 -> 0.5 worker-slots per chunk-pass,
+    so both chunk-passes fit in slot 0 with ceil(2*0.5)=1 worker and 1 PS; utility f(0)."""
+    cluster = Cluster.two_pools(1, 1, {"gpu": 2}, {"cpu": 2})
+    m = OasisModel(epochs=1, chunks=2, minibatches=5, tau=0.1, comm=0.0)
+    spec = JobSpec(0, 0, m, {"gpu": 1}, {"cpu": 1}, utility=Sigmoid(10.0, 1.0, 2.0))
+    wl = Workload(cluster, (spec,), horizon=3)
+    pol = OASiS.from_workload(wl)
+    res = simulate(wl, pol, seed=0)
+    row = res.jobs.iloc[0]
+    assert row["planned_completion"] == 0 and row["completion_slot"] == 0
+    alloc = res.allocations
+    assert alloc[alloc.role == "worker"]["count"].sum() == 1 and alloc[alloc.role == "ps"]["count"].sum() == 1
+    # payoff = f(0) - L1 * 1 worker-slot * gpu - L2 * 1 PS-slot * cpu
+    params = pol._params
+    assert row["payoff"] == pytest.approx(float(spec.utility(0)) - params.l1 - params.l2)
+
+
+def test_determinism_and_cli(tmp_path):
+    wl = _instance(3, n_jobs=10)
+    a = simulate(wl, OASiS.from_workload(wl), seed=1).jobs
+    b = simulate(wl, OASiS.from_workload(wl), seed=1).jobs
+    assert a.equals(b)
+    from dlsched.cli import main
+
+    rc = main(["run", "--workload", "synthetic", "--policy", "oasis", "--param", "model=oasis",
+               "--param", "horizon=8", "--seed", "2", "--out", str(tmp_path / "o")])
+    assert rc == 0 and (tmp_path / "o" / "jobs.csv").exists()
+
+
+def test_bad_input():
+    wl = _instance(0)
+    with pytest.raises(ValueError, match="price parameters"):
+        simulate(wl, OASiS(), seed=0)
+    with pytest.raises(ValueError, match="u_scale"):
+        OASiS(price_parameters(wl), u_scale=-1.0)
+    other = registry.make_workload("synthetic", seed=0, model="pdors", n_jobs=3, horizon=4)
+    with pytest.raises(ValueError, match="OasisModel"):
+        price_parameters(other)
+    with pytest.raises(ValueError, match="horizon"):
+        price_parameters(Workload(wl.cluster, wl.jobs))
