@@ -51,11 +51,14 @@ def split_params(pairs: Sequence[str], workload: str, policy: str) -> tuple[dict
     wparams: dict[str, object] = {}
     pparams: dict[str, object] = {}
     for text in pairs:
-        key, value = parse_param(text)
-        if key.startswith("workload."):
-            wparams[key.split(".", 1)[1]] = value
-        elif key.startswith("policy."):
-            pparams[key.split(".", 1)[1]] = value
+        side, _, rest = text.partition(".") if text.split("=", 1)[0].count(".") == 1 else ("", "", text)
+        if side not in ("", "workload", "policy"):
+            raise UsageError(f"parameter prefix must be 'workload.' or 'policy.', got {text!r}")
+        key, value = parse_param(rest)
+        if side == "workload":
+            wparams[key] = value
+        elif side == "policy":
+            pparams[key] = value
         elif key in wk and key in pk:
             raise UsageError(f"parameter {key!r} is ambiguous: prefix it with workload. or policy.")
         elif key in wk:

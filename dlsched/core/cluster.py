@@ -78,7 +78,7 @@ class Server:
         if self.pool not in POOLS:
             raise ValueError(f"server {self.name!r}: pool must be one of {POOLS}, got {self.pool!r}")
         if not isinstance(self.capacity, Mapping) or not self.capacity:
-            raise ValueError(f"server {self.name!r}: capacity must be a non-empty mapping")
+            raise ValueError(f"server {self.name!r}: capacity must be a non-empty mapping, got {self.capacity!r}")
         cap = {
             str(r): _finite_nonneg(v, f"server {self.name!r}: capacity[{r!r}]")
             for r, v in self.capacity.items()

@@ -699,7 +699,8 @@ class JobSpec:
             raise ValueError(f"job {j}: worker_demand must ask for some resource, got {dict(wd)}")
         pd_ = _demand(self.ps_demand, f"job {j}: ps_demand")
         if self.model.needs_ps and not any(v > 0 for v in pd_.values()):
-            raise ValueError(f"job {j}: ps_demand must ask for some resource for a {self.model.kind} job")
+            raise ValueError(f"job {j}: ps_demand must ask for some resource for a {self.model.kind} "
+                             f"job, got {dict(pd_)}")
         object.__setattr__(self, "worker_demand", wd)
         object.__setattr__(self, "ps_demand", pd_)
         if not isinstance(self.utility, (Sigmoid, ConstantUtility)) and not isinstance(self.utility, Utility):

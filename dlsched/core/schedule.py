@@ -153,8 +153,14 @@ class Decision:
         both = self.admit & self.reject
         if both:
             raise ValueError(f"decision admits and rejects the same jobs {sorted(both)}")
-        if self.wakeup is not None and (isinstance(self.wakeup, bool) or int(self.wakeup) != self.wakeup):
-            raise ValueError(f"decision.wakeup must be an integer slot or None, got {self.wakeup!r}")
+        if self.wakeup is not None:
+            w = self.wakeup
+            ok = isinstance(w, (int, np.integer)) and not isinstance(w, bool)
+            if isinstance(w, (float, np.floating)) and np.isfinite(w) and float(w).is_integer():
+                ok, w = True, int(w)
+            if not ok:
+                raise ValueError(f"decision.wakeup must be an integer slot or None, got {self.wakeup!r}")
+            object.__setattr__(self, "wakeup", int(w))
         object.__setattr__(self, "info", MappingProxyType({int(k): dict(v) for k, v in dict(self.info).items()}))
 
 
@@ -273,7 +279,10 @@ def check_timeline(cluster: Cluster, specs: Mapping[int, JobSpec], runs) -> None
     for t, g in df.groupby("slot", sort=True):
         per_job: dict[int, dict[str, dict[int, int]]] = {}
         for j, s, role, c in zip(g["job"], g["server"], g["role"], g["count"]):
-            per_job.setdefault(int(j), {"worker": {}, "ps": {}})[role][int(s)] = int(c)
+            if role not in ("worker", "ps"):
+                raise ValueError(f"timeline role must be 'worker' or 'ps', got {role!r} (job {j}, slot {t})")
+            d = per_job.setdefault(int(j), {"worker": {}, "ps": {}})[role]
+            d[int(s)] = d.get(int(s), 0) + int(c)     # duplicate rows add up
         allocs = {j: Placement.of(d["worker"], d["ps"]) for j, d in per_job.items()}
         check_allocations(cluster, specs, int(t), allocs)
 
