@@ -49,16 +49,24 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=1000)
     args = ap.parse_args(argv)
-    print(f"{'workload':<12} {'policy':<6} {'jobs':>5} {'GPUs':>5} {'simulate s':>10} {'build s':>8} "
-          f"{'peak RSS MB':>11} {'after import':>12} {'traced MB':>9} {'decisions':>9} {'mean JCT h':>10} {'makespan h':>10}")
+    print(
+        f"{'workload':<12} {'policy':<6} {'jobs':>5} {'GPUs':>5} {'simulate s':>10} {'build s':>8} "
+        f"{'peak RSS MB':>11} {'after import':>12} {'traced MB':>9} {'decisions':>9} {'mean JCT h':>10} {'makespan h':>10}"  # noqa: E501
+    )
     for workload in ("philly", "philly_like"):
         for policy in ("fifo", "drf"):
-            out = subprocess.run([sys.executable, "-c", CASE, workload, policy, str(args.jobs)],
-                                 check=True, capture_output=True, text=True).stdout
+            out = subprocess.run(
+                [sys.executable, "-c", CASE, workload, policy, str(args.jobs)],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
             r = json.loads(out)
-            print(f"{r['workload']:<12} {r['policy']:<6} {r['jobs']:>5} {r['gpus']:>5} {r['simulate_s']:>10.2f} "
-                  f"{r['build_s']:>8.2f} {r['max_rss_mb']:>11.0f} {r['base_rss_mb']:>12.0f} {r['traced_peak_mb']:>9.1f} "
-                  f"{r['decisions']:>9} {r['mean_jct_h']:>10.2f} {r['makespan_h']:>10.1f}")
+            print(
+                f"{r['workload']:<12} {r['policy']:<6} {r['jobs']:>5} {r['gpus']:>5} {r['simulate_s']:>10.2f} "  # noqa: E501
+                f"{r['build_s']:>8.2f} {r['max_rss_mb']:>11.0f} {r['base_rss_mb']:>12.0f} {r['traced_peak_mb']:>9.1f} "  # noqa: E501
+                f"{r['decisions']:>9} {r['mean_jct_h']:>10.2f} {r['makespan_h']:>10.1f}"
+            )
     print("reference: Gavel 7-23 s, ~175 MB for a workload of this size")
     return 0
 

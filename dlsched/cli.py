@@ -66,13 +66,21 @@ def split_params(pairs: Sequence[str], workload: str, policy: str) -> tuple[dict
         elif key in pk:
             pparams[key] = value
         else:
-            raise UsageError(f"unknown parameter {key!r}: workload {workload!r} takes {sorted(wk)}, "
-                             f"policy {policy!r} takes {sorted(pk)}")
+            raise UsageError(
+                f"unknown parameter {key!r}: workload {workload!r} takes {sorted(wk)}, "
+                f"policy {policy!r} takes {sorted(pk)}"
+            )
     return wparams, pparams
 
 
-def run(workload: str, policy: str, params: Sequence[str], seed: int, out: str | os.PathLike,
-        horizon: int | None = None) -> dict:
+def run(
+    workload: str,
+    policy: str,
+    params: Sequence[str],
+    seed: int,
+    out: str | os.PathLike,
+    horizon: int | None = None,
+) -> dict:
     """Simulate and write the output files atomically into ``out``; returns the summary."""
     from dlsched.core import metrics
     from dlsched.core.simulator import simulate
@@ -81,12 +89,22 @@ def run(workload: str, policy: str, params: Sequence[str], seed: int, out: str |
     wl = registry.make_workload(workload, seed=seed, **wparams)
     pol = registry.make_policy(policy, wl, **pparams)
     result = simulate(wl, pol, seed=seed, horizon=horizon)
-    summary = {k: (None if isinstance(v, float) and math.isnan(v) else v)
-               for k, v in metrics.summary(result).items()}
-    summary.update({"workload": workload, "policy": policy, "seed": seed, "horizon": horizon,
-                    "workload_params": wparams, "policy_params": pparams,
-                    "slot_seconds": wl.cluster.slot_seconds, "end_slot": result.end_slot,
-                    "stalled": result.stalled})
+    summary = {
+        k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in metrics.summary(result).items()
+    }
+    summary.update(
+        {
+            "workload": workload,
+            "policy": policy,
+            "seed": seed,
+            "horizon": horizon,
+            "workload_params": wparams,
+            "policy_params": pparams,
+            "slot_seconds": wl.cluster.slot_seconds,
+            "end_slot": result.end_slot,
+            "stalled": result.stalled,
+        }
+    )
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
@@ -149,8 +167,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"dlsched: error: {msg}", file=sys.stderr)
         return 2
-    print(f"{summary['finished']}/{summary['jobs']} jobs finished, total utility "
-          f"{summary['total_utility']:.4g}; wrote {', '.join(OUTPUT_FILES)} to {args.out}")
+    print(
+        f"{summary['finished']}/{summary['jobs']} jobs finished, total utility "
+        f"{summary['total_utility']:.4g}; wrote {', '.join(OUTPUT_FILES)} to {args.out}"
+    )
     return 0
 
 

@@ -172,7 +172,7 @@ def savefig(
                 temps.append(tmp)
                 fig.savefig(tmp, format=fmt, metadata=_METADATA[fmt])
                 os.chmod(tmp, 0o644)  # mkstemp creates 0600; figures are ordinary files
-        for tmp, target in zip(temps, targets):
+        for tmp, target in zip(temps, targets, strict=False):
             os.replace(tmp, target)
     finally:
         for tmp in temps:

@@ -66,8 +66,11 @@ def workload_names() -> list[str]:
 
 def _parameters(fn, skip: int) -> dict[str, object]:
     params = list(inspect.signature(fn).parameters.values())[skip:]
-    return {p.name: (None if p.default is inspect.Parameter.empty else p.default) for p in params
-            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+    return {
+        p.name: (None if p.default is inspect.Parameter.empty else p.default)
+        for p in params
+        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    }
 
 
 def policy_parameters(name: str) -> dict[str, object]:

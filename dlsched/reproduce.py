@@ -45,7 +45,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -592,7 +592,7 @@ def reproduce(
         "params": params,
         "notebooks_dir": str(nb_dir),
         "figures_dir": str(fig_dir),
-        "started_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "started_utc": datetime.now(UTC).isoformat(timespec="seconds"),
         "status": "running",
         "failed_notebook": None,
         "notebooks": [
@@ -617,7 +617,7 @@ def reproduce(
 
     failure: NotebookFailedError | None = None
     bar = tqdm(
-        list(zip(selected, manifest["notebooks"])),
+        list(zip(selected, manifest["notebooks"], strict=False)),
         desc=f"reproduce ({mode})",
         unit="notebook",
         disable=not progress,
@@ -664,7 +664,7 @@ def reproduce(
             entry["status"] = "skipped"
     manifest["status"] = "failed" if failure else "ok"
     manifest["failed_notebook"] = failure.notebook.stem if failure else None
-    manifest["finished_utc"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    manifest["finished_utc"] = datetime.now(UTC).isoformat(timespec="seconds")
     manifest["figures"] = _figure_hashes(fig_dir)
     _write_json_atomic(manifest, out_dir / "manifest.json")
     if failure is not None:
@@ -761,7 +761,8 @@ def refresh_sources(notebooks_dir: str | os.PathLike[str] = "notebooks",
         for cell in nb.cells:
             cell.metadata.pop("papermill", None)
             cell.metadata.pop("execution", None)
-        client = nbclient.NotebookClient(nb, kernel_name=kernel, resources={"metadata": {"path": str(folder)}},
+        client = nbclient.NotebookClient(nb, kernel_name=kernel,
+                                         resources={"metadata": {"path": str(folder)}},
                                          timeout=1800)
         client.execute()
         fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".ipynb.tmp", dir=folder)

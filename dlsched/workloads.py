@@ -30,12 +30,12 @@ from dlsched.core.jobs import (
     ConstantUtility,
     JobSpec,
     LinearModel,
+    LossCurve,
     OasisModel,
     OptimusModel,
     PdorsModel,
     Sigmoid,
     SpeconModel,
-    LossCurve,
     Workload,
 )
 
@@ -49,14 +49,25 @@ def _check_int(value, what: str, lo: int = 1) -> int:
 
 
 def _check_pos(value, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) \
-            or not math.isfinite(float(value)) or value <= 0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.number))
+        or not math.isfinite(float(value))
+        or value <= 0
+    ):
         raise ValueError(f"{what} must be a finite number > 0, got {value!r}")
     return float(value)
 
 
-def synthetic(rng: np.random.Generator, *, model: str = "oasis", n_jobs: int = 12, n_servers: int = 4,
-              arrival_span: int = 6, horizon: int | None = None) -> Workload:
+def synthetic(
+    rng: np.random.Generator,
+    *,
+    model: str = "oasis",
+    n_jobs: int = 12,
+    n_servers: int = 4,
+    arrival_span: int = 6,
+    horizon: int | None = None,
+) -> Workload:
     """A small random instance of one job model.
 
     Parameters
@@ -82,66 +93,145 @@ def synthetic(rng: np.random.Generator, *, model: str = "oasis", n_jobs: int = 1
     jobs = []
     if model == "oasis":
         h = max(1, n_servers // 2 + n_servers % 2)
-        cluster = Cluster.two_pools(h, n_servers - h, {"gpu": 4, "cpu": 16, "mem": 64},
-                                    {"cpu": 16, "mem": 64})
+        cluster = Cluster.two_pools(
+            h, n_servers - h, {"gpu": 4, "cpu": 16, "mem": 64}, {"cpu": 16, "mem": 64}
+        )
         for j, a in enumerate(arrivals):
             b = float(u(0.1, 5.0))
-            m = OasisModel(epochs=int(ri(1, 4)), chunks=int(ri(2, 7)), minibatches=int(ri(1, 6)),
-                           tau=float(u(0.01, 0.1)), comm=float(u(0.002, 0.02)), worker_bw=b,
-                           ps_bw=float(u(5.0, 20.0)))
-            jobs.append(JobSpec(j, int(a), m, {"gpu": int(ri(0, 3)), "cpu": int(ri(1, 5)), "mem": int(ri(2, 9))},
-                                {"cpu": int(ri(1, 5)), "mem": int(ri(2, 9))},
-                                utility=Sigmoid(float(u(1, 100)), float(u(0, 1)), float(u(1, 15))),
-                                requested_workers=int(ri(1, m.chunks + 1)), name="synthetic-oasis"))
+            m = OasisModel(
+                epochs=int(ri(1, 4)),
+                chunks=int(ri(2, 7)),
+                minibatches=int(ri(1, 6)),
+                tau=float(u(0.01, 0.1)),
+                comm=float(u(0.002, 0.02)),
+                worker_bw=b,
+                ps_bw=float(u(5.0, 20.0)),
+            )
+            jobs.append(
+                JobSpec(
+                    j,
+                    int(a),
+                    m,
+                    {"gpu": int(ri(0, 3)), "cpu": int(ri(1, 5)), "mem": int(ri(2, 9))},
+                    {"cpu": int(ri(1, 5)), "mem": int(ri(2, 9))},
+                    utility=Sigmoid(float(u(1, 100)), float(u(0, 1)), float(u(1, 15))),
+                    requested_workers=int(ri(1, m.chunks + 1)),
+                    name="synthetic-oasis",
+                )
+            )
     elif model == "pdors":
         cluster = Cluster.homogeneous(n_servers, {"gpu": 4, "cpu": 16, "mem": 64})
         for j, a in enumerate(arrivals):
-            m = PdorsModel(epochs=int(ri(1, 4)), samples=int(ri(200, 2000)), batch=int(ri(4, 17)),
-                           tau=float(u(0.001, 0.005)), sync_internal=float(u(0.001, 0.01)),
-                           sync_external=float(u(0.02, 0.1)), ratio=1.0)
-            jobs.append(JobSpec(j, int(a), m, {"gpu": 1, "cpu": int(ri(1, 4)), "mem": int(ri(2, 9))},
-                                {"cpu": int(ri(1, 4)), "mem": int(ri(2, 9))},
-                                utility=Sigmoid(float(u(1, 100)), float(u(0, 1)), float(u(1, 15))),
-                                requested_workers=int(ri(1, 5)), name="synthetic-pdors"))
+            m = PdorsModel(
+                epochs=int(ri(1, 4)),
+                samples=int(ri(200, 2000)),
+                batch=int(ri(4, 17)),
+                tau=float(u(0.001, 0.005)),
+                sync_internal=float(u(0.001, 0.01)),
+                sync_external=float(u(0.02, 0.1)),
+                ratio=1.0,
+            )
+            jobs.append(
+                JobSpec(
+                    j,
+                    int(a),
+                    m,
+                    {"gpu": 1, "cpu": int(ri(1, 4)), "mem": int(ri(2, 9))},
+                    {"cpu": int(ri(1, 4)), "mem": int(ri(2, 9))},
+                    utility=Sigmoid(float(u(1, 100)), float(u(0, 1)), float(u(1, 15))),
+                    requested_workers=int(ri(1, 5)),
+                    name="synthetic-pdors",
+                )
+            )
     elif model == "aonline":
-        edges = [{"worker_slots": int(ri(2, 9)), "ps_slots": int(ri(1, 5))} for _ in range(max(1, n_servers - 1))]
-        cluster = Cluster.edge_cloud(edges, {"worker_slots": 64, "ps_slots": 32},
-                                     edge_delay=[float(ri(0, 3)) for _ in edges], cloud_delay=3.0)
+        edges = [
+            {"worker_slots": int(ri(2, 9)), "ps_slots": int(ri(1, 5))} for _ in range(max(1, n_servers - 1))
+        ]
+        cluster = Cluster.edge_cloud(
+            edges,
+            {"worker_slots": 64, "ps_slots": 32},
+            edge_delay=[float(ri(0, 3)) for _ in edges],
+            cloud_delay=3.0,
+        )
         for j, a in enumerate(arrivals):
-            m = AOnlineModel(epochs=int(ri(1, 4)), chunks=int(ri(2, 9)), minibatches=int(ri(2, 11)),
-                             compute=float(u(0.01, 0.05)), update=float(u(0.001, 0.01)),
-                             comm=float(u(0.005, 0.05)))
+            m = AOnlineModel(
+                epochs=int(ri(1, 4)),
+                chunks=int(ri(2, 9)),
+                minibatches=int(ri(2, 11)),
+                compute=float(u(0.01, 0.05)),
+                update=float(u(0.001, 0.01)),
+                comm=float(u(0.005, 0.05)),
+            )
             delay = tuple(float(d + ri(0, 2)) for d in cluster.transfer_delay)
-            jobs.append(JobSpec(j, int(a), m, {"worker_slots": 1}, {"ps_slots": 1},
-                                requested_workers=int(ri(1, m.chunks + 1)), transfer_delay=delay,
-                                name="synthetic-aonline"))
+            jobs.append(
+                JobSpec(
+                    j,
+                    int(a),
+                    m,
+                    {"worker_slots": 1},
+                    {"ps_slots": 1},
+                    requested_workers=int(ri(1, m.chunks + 1)),
+                    transfer_delay=delay,
+                    name="synthetic-aonline",
+                )
+            )
     elif model == "optimus":
         cluster = Cluster.homogeneous(n_servers, {"cpu": 16, "mem": 64}, slot_seconds=600.0)
         for j, a in enumerate(arrivals):
-            m = OptimusModel(mode=str(rng.choice(["sync", "async"])), total_steps=float(ri(500, 5000)),
-                             batch=float(ri(32, 257)), t_forward=float(u(0.001, 0.01)),
-                             t_back=float(u(0.05, 0.2)), model_size=float(u(5, 100)),
-                             ps_bw=float(u(100, 1000)), worker_bw=float(u(100, 1000)),
-                             t_update=float(u(0.001, 0.01)), delta=0.005, delta_ps=0.005,
-                             loss=LossCurve(float(u(0.1, 1.0)), float(u(0.5, 2.0)), float(u(0.0, 0.2))),
-                             work_per_epoch=100.0)
-            jobs.append(JobSpec(j, int(a), m, {"cpu": int(ri(1, 5)), "mem": int(ri(2, 9))},
-                                {"cpu": int(ri(1, 5)), "mem": int(ri(2, 9))},
-                                requested_workers=int(ri(1, 5)), name="synthetic-optimus"))
+            m = OptimusModel(
+                mode=str(rng.choice(["sync", "async"])),
+                total_steps=float(ri(500, 5000)),
+                batch=float(ri(32, 257)),
+                t_forward=float(u(0.001, 0.01)),
+                t_back=float(u(0.05, 0.2)),
+                model_size=float(u(5, 100)),
+                ps_bw=float(u(100, 1000)),
+                worker_bw=float(u(100, 1000)),
+                t_update=float(u(0.001, 0.01)),
+                delta=0.005,
+                delta_ps=0.005,
+                loss=LossCurve(float(u(0.1, 1.0)), float(u(0.5, 2.0)), float(u(0.0, 0.2))),
+                work_per_epoch=100.0,
+            )
+            jobs.append(
+                JobSpec(
+                    j,
+                    int(a),
+                    m,
+                    {"cpu": int(ri(1, 5)), "mem": int(ri(2, 9))},
+                    {"cpu": int(ri(1, 5)), "mem": int(ri(2, 9))},
+                    requested_workers=int(ri(1, 5)),
+                    name="synthetic-optimus",
+                )
+            )
     elif model == "specon":
-        cluster = Cluster.homogeneous(n_servers, {"cpu": 8, "mem": 32}, compressible=("cpu",),
-                                      slot_seconds=10.0)
+        cluster = Cluster.homogeneous(
+            n_servers, {"cpu": 8, "mem": 32}, compressible=("cpu",), slot_seconds=10.0
+        )
         for j, a in enumerate(arrivals):
-            m = SpeconModel(work=float(u(200, 2000)), migration_pause=float(u(2, 15)),
-                            loss=LossCurve(float(u(0.1, 1.0)), float(u(0.5, 2.0)), 0.0), work_per_epoch=100.0)
-            jobs.append(JobSpec(j, int(a), m, {"cpu": int(ri(1, 5)), "mem": int(ri(1, 9))},
-                                name="synthetic-specon"))
+            m = SpeconModel(
+                work=float(u(200, 2000)),
+                migration_pause=float(u(2, 15)),
+                loss=LossCurve(float(u(0.1, 1.0)), float(u(0.5, 2.0)), 0.0),
+                work_per_epoch=100.0,
+            )
+            jobs.append(
+                JobSpec(j, int(a), m, {"cpu": int(ri(1, 5)), "mem": int(ri(1, 9))}, name="synthetic-specon")
+            )
     else:  # linear
         cluster = Cluster.homogeneous(n_servers, {"gpu": 4})
         for j, a in enumerate(arrivals):
             g = int(rng.choice([1, 1, 2, 4]))
-            jobs.append(JobSpec(j, int(a), LinearModel(work=float(g * u(1, 6)), min_gang=g, max_gang=g),
-                                {"gpu": 1}, requested_workers=g, name="synthetic-linear"))
+            jobs.append(
+                JobSpec(
+                    j,
+                    int(a),
+                    LinearModel(work=float(g * u(1, 6)), min_gang=g, max_gang=g),
+                    {"gpu": 1},
+                    requested_workers=g,
+                    name="synthetic-linear",
+                )
+            )
     params = {"model": model, "n_jobs": n_jobs, "n_servers": n_servers, "arrival_span": arrival_span}
     return Workload(cluster, tuple(jobs), name="synthetic", horizon=horizon, params=params)
 
@@ -178,8 +268,15 @@ def arrival_window(gpus: np.ndarray, duration: np.ndarray, n_gpus: int, load: fl
     return hi
 
 
-def _rigid_jobs(submit: np.ndarray, gpus: np.ndarray, duration: np.ndarray, n_gpus: int,
-                slot_seconds: float, load: float, label: str) -> tuple[JobSpec, ...]:
+def _rigid_jobs(
+    submit: np.ndarray,
+    gpus: np.ndarray,
+    duration: np.ndarray,
+    n_gpus: int,
+    slot_seconds: float,
+    load: float,
+    label: str,
+) -> tuple[JobSpec, ...]:
     """Rigid gang jobs with arrivals rescaled to the offered ``load``."""
     load = _check_pos(load, "load")
     window = arrival_window(gpus, duration, n_gpus, load)
@@ -187,16 +284,34 @@ def _rigid_jobs(submit: np.ndarray, gpus: np.ndarray, duration: np.ndarray, n_gp
     scale = window / span if span > 0 else 0.0
     arrive_s = (submit - submit.min()) * scale
     jobs = []
-    for j, (a, g, d) in enumerate(zip(arrive_s, gpus, duration)):
+    for j, (a, g, d) in enumerate(zip(arrive_s, gpus, duration, strict=False)):
         work = float(g) * float(d) / slot_seconds
-        jobs.append(JobSpec(j, int(a // slot_seconds), LinearModel(work=work, min_gang=int(g), max_gang=int(g)),
-                            {"gpu": 1}, requested_workers=int(g), name=label, submit_time=float(a)))
+        jobs.append(
+            JobSpec(
+                j,
+                int(a // slot_seconds),
+                LinearModel(work=work, min_gang=int(g), max_gang=int(g)),
+                {"gpu": 1},
+                requested_workers=int(g),
+                name=label,
+                submit_time=float(a),
+            )
+        )
     return tuple(jobs)
 
 
-def philly(rng: np.random.Generator, *, n_jobs: int = 1000, n_gpus: int = 100, gpus_per_server: int = 4,
-           max_gpus: int = 8, load: float = 1.0, slot_seconds: float = 60.0, week: bool = False,
-           data_dir: str | None = None) -> Workload:
+def philly(
+    rng: np.random.Generator,
+    *,
+    n_jobs: int = 1000,
+    n_gpus: int = 100,
+    gpus_per_server: int = 4,
+    max_gpus: int = 8,
+    load: float = 1.0,
+    slot_seconds: float = 60.0,
+    week: bool = False,
+    data_dir: str | None = None,
+) -> Workload:
     """Jobs sampled from the real Microsoft Philly trace (Jeon et al., ATC'19) as rigid GPU gangs.
 
     Parameters
@@ -224,9 +339,18 @@ def philly(rng: np.random.Generator, *, n_jobs: int = 1000, n_gpus: int = 100, g
     return _trace_workload(rng, df, "philly", n_jobs, n_gpus, gpus_per_server, max_gpus, load, slot_seconds)
 
 
-def itp(rng: np.random.Generator, *, cluster: int | None = None, n_jobs: int = 1000, n_gpus: int = 100,
-        gpus_per_server: int = 4, max_gpus: int = 8, load: float = 1.0, slot_seconds: float = 60.0,
-        data_dir: str | None = None) -> Workload:
+def itp(
+    rng: np.random.Generator,
+    *,
+    cluster: int | None = None,
+    n_jobs: int = 1000,
+    n_gpus: int = 100,
+    gpus_per_server: int = 4,
+    max_gpus: int = 8,
+    load: float = 1.0,
+    slot_seconds: float = 60.0,
+    data_dir: str | None = None,
+) -> Workload:
     """Like :func:`philly`, from the Microsoft ITP traces (Gu et al., ASPLOS'23); ``cluster`` picks
     one of the ten ITP clusters (None: all)."""
     from dlsched import traces
@@ -245,16 +369,37 @@ def _trace_workload(rng, df, label, n_jobs, n_gpus, gpus_per_server, max_gpus, l
         raise ValueError(f"{label}: no trace job has 1..{min(max_gpus, cap)} GPUs")
     idx = rng.choice(len(keep), size=n_jobs, replace=n_jobs > len(keep))
     rows = keep.iloc[np.sort(idx)]
-    jobs = _rigid_jobs(rows["submit_time"].to_numpy(float), rows["num_gpus"].to_numpy(int),
-                       rows["duration"].to_numpy(float), cap, cluster.slot_seconds, load, label)
-    params = {"n_jobs": n_jobs, "n_gpus": n_gpus, "gpus_per_server": gpus_per_server,
-              "max_gpus": max_gpus, "load": load, "slot_seconds": slot_seconds}
+    jobs = _rigid_jobs(
+        rows["submit_time"].to_numpy(float),
+        rows["num_gpus"].to_numpy(int),
+        rows["duration"].to_numpy(float),
+        cap,
+        cluster.slot_seconds,
+        load,
+        label,
+    )
+    params = {
+        "n_jobs": n_jobs,
+        "n_gpus": n_gpus,
+        "gpus_per_server": gpus_per_server,
+        "max_gpus": max_gpus,
+        "load": load,
+        "slot_seconds": slot_seconds,
+    }
     return Workload(cluster, jobs, name=label, params=params)
 
 
-def philly_like(rng: np.random.Generator, *, n_jobs: int = 1000, n_gpus: int = 100, gpus_per_server: int = 4,
-                load: float = 0.9, median_minutes: float = 30.0, sigma: float = 1.8,
-                slot_seconds: float = 60.0) -> Workload:
+def philly_like(
+    rng: np.random.Generator,
+    *,
+    n_jobs: int = 1000,
+    n_gpus: int = 100,
+    gpus_per_server: int = 4,
+    load: float = 0.9,
+    median_minutes: float = 30.0,
+    sigma: float = 1.8,
+    slot_seconds: float = 60.0,
+) -> Workload:
     """Synthetic Philly-shaped jobs: GPUs in {1, 2, 4, 8} (probabilities 0.7, 0.1, 0.1, 0.1),
     lognormal durations (median ``median_minutes``, log-std ``sigma``: heavy-tailed), Poisson
     arrivals scaled to the offered ``load``."""
@@ -265,10 +410,18 @@ def philly_like(rng: np.random.Generator, *, n_jobs: int = 1000, n_gpus: int = 1
     gpus = rng.choice([1, 2, 4, 8], size=n_jobs, p=[0.7, 0.1, 0.1, 0.1])
     duration = np.maximum(60.0, rng.lognormal(math.log(median * 60.0), sigma, n_jobs))
     submit = np.cumsum(rng.exponential(1.0, n_jobs))
-    jobs = _rigid_jobs(submit, gpus, duration, int(cluster.capacity.sum()), cluster.slot_seconds,
-                       load, "philly_like")
-    params = {"n_jobs": n_jobs, "n_gpus": n_gpus, "gpus_per_server": gpus_per_server, "load": load,
-              "median_minutes": median, "sigma": sigma, "slot_seconds": slot_seconds}
+    jobs = _rigid_jobs(
+        submit, gpus, duration, int(cluster.capacity.sum()), cluster.slot_seconds, load, "philly_like"
+    )
+    params = {
+        "n_jobs": n_jobs,
+        "n_gpus": n_gpus,
+        "gpus_per_server": gpus_per_server,
+        "load": load,
+        "median_minutes": median,
+        "sigma": sigma,
+        "slot_seconds": slot_seconds,
+    }
     return Workload(cluster, jobs, name="philly_like", params=params)
 
 

@@ -83,8 +83,15 @@ class DRF(BasePolicy):
         state = {}
         heap = []
         for order, v in enumerate(grow):
-            state[v.job_id] = {"w": 0, "p": 0, "workers": {}, "ps": {}, "v": v,
-                               "prev_w": dict(v.placement.workers), "prev_p": dict(v.placement.ps)}
+            state[v.job_id] = {
+                "w": 0,
+                "p": 0,
+                "workers": {},
+                "ps": {},
+                "v": v,
+                "prev_w": dict(v.placement.workers),
+                "prev_p": dict(v.placement.ps),
+            }
             heapq.heappush(heap, (0.0, order, v.job_id))
         while heap:
             _, order, j = heapq.heappop(heap)

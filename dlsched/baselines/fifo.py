@@ -6,9 +6,9 @@ in arrival order (ties by job id); each gets a fixed number of workers (the poli
 needs for them (``model.ps_for``); tasks are placed round-robin (:class:`RoundRobin`). A running
 job keeps its placement until it finishes (no preemption). A fixed count that could never fit,
 even on the empty cluster, is lowered to the largest count that does (documented choice: the
-papers do not say; without it such a job would block a strict FIFO queue forever). With ``backfill=False`` (strict FIFO)
-a job that does not fit blocks the jobs behind it; with ``backfill=True`` later jobs that fit may
-start.
+papers do not say; without it such a job would block a strict FIFO queue forever). With
+``backfill=False`` (strict FIFO) a job that does not fit blocks the jobs behind it; with
+``backfill=True`` later jobs that fit may start.
 """
 
 from __future__ import annotations
@@ -35,7 +35,9 @@ def check_count(value, what: str, *, allow_none: bool = True) -> int | None:
     if value is None and allow_none:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{what} must be a positive integer{' or None' if allow_none else ''}, got {value!r}")
+        raise ValueError(
+            f"{what} must be a positive integer{' or None' if allow_none else ''}, got {value!r}"
+        )
     return value
 
 

@@ -41,6 +41,7 @@ class Claim:
 
     def summary(self, digits: int = 4) -> str:
         """One line: verdict, name and rounded details."""
+
         def fmt(v):
             return f"{v:.{digits}g}" if isinstance(v, float) else str(v)
 

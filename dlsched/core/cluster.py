@@ -78,7 +78,9 @@ class Server:
         if self.pool not in POOLS:
             raise ValueError(f"server {self.name!r}: pool must be one of {POOLS}, got {self.pool!r}")
         if not isinstance(self.capacity, Mapping) or not self.capacity:
-            raise ValueError(f"server {self.name!r}: capacity must be a non-empty mapping, got {self.capacity!r}")
+            raise ValueError(
+                f"server {self.name!r}: capacity must be a non-empty mapping, got {self.capacity!r}"
+            )
         cap = {
             str(r): _finite_nonneg(v, f"server {self.name!r}: capacity[{r!r}]")
             for r, v in self.capacity.items()
@@ -132,8 +134,10 @@ class Cluster:
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise ValueError(f"cluster.servers: duplicate server names {dupes}")
-        resources = tuple(self.resources) if self.resources else tuple(
-            dict.fromkeys(r for s in servers for r in s.capacity)
+        resources = (
+            tuple(self.resources)
+            if self.resources
+            else tuple(dict.fromkeys(r for s in servers for r in s.capacity))
         )
         if len(set(resources)) != len(resources):
             raise ValueError(f"cluster.resources has duplicates: {resources}")
@@ -283,7 +287,7 @@ class Cluster:
             raise ValueError(f"edge_delay has {len(delays)} entries for {n} edge servers")
         servers = [
             Server(f"edge{i}", "edge", c, transfer_delay=d)
-            for i, (c, d) in enumerate(zip(edge_capacity, delays))
+            for i, (c, d) in enumerate(zip(edge_capacity, delays, strict=False))
         ]
         servers.append(Server("cloud", "cloud", cloud_capacity, transfer_delay=cloud_delay))
         resources = tuple(dict.fromkeys(r for s in servers for r in s.capacity))

@@ -71,8 +71,9 @@ def _int(value, what: str, *, lo: int = 0) -> int:
     return int(value)
 
 
-def _validate_fields(obj, ints: Sequence[str] = (), positive: Sequence[str] = (),
-                     nonneg: Sequence[str] = ()) -> None:
+def _validate_fields(
+    obj, ints: Sequence[str] = (), positive: Sequence[str] = (), nonneg: Sequence[str] = ()
+) -> None:
     name = type(obj).__name__
     for f in ints:
         object.__setattr__(obj, f, _int(getattr(obj, f), f"{name}.{f}", lo=1))
@@ -301,13 +302,19 @@ class OasisModel(JobModel):
     work_unit: ClassVar[str] = "mini-batches"
 
     def __post_init__(self) -> None:
-        _validate_fields(self, ints=("epochs", "chunks", "minibatches"), nonneg=("tau", "comm"),
-                         positive=("worker_bw", "ps_bw"))
+        _validate_fields(
+            self,
+            ints=("epochs", "chunks", "minibatches"),
+            nonneg=("tau", "comm"),
+            positive=("worker_bw", "ps_bw"),
+        )
         if self.tau + self.comm <= 0:
             raise ValueError("OasisModel: tau + comm must be > 0, got 0")
         if self.worker_bw > self.ps_bw:
-            raise ValueError(f"OasisModel.worker_bw={self.worker_bw:g} exceeds ps_bw={self.ps_bw:g}: "
-                             "constraints (6) and (7) cannot both hold")
+            raise ValueError(
+                f"OasisModel.worker_bw={self.worker_bw:g} exceeds ps_bw={self.ps_bw:g}: "
+                "constraints (6) and (7) cannot both hold"
+            )
 
     @property
     def minibatch_time(self) -> float:
@@ -370,11 +377,17 @@ class PdorsModel(JobModel):
     work_unit: ClassVar[str] = "samples"
 
     def __post_init__(self) -> None:
-        _validate_fields(self, ints=("epochs", "samples", "batch"), positive=("tau", "ratio"),
-                         nonneg=("sync_internal", "sync_external"))
+        _validate_fields(
+            self,
+            ints=("epochs", "samples", "batch"),
+            positive=("tau", "ratio"),
+            nonneg=("sync_internal", "sync_external"),
+        )
         if self.sync_internal > self.sync_external:
-            raise ValueError(f"PdorsModel.sync_internal={self.sync_internal:g} exceeds "
-                             f"sync_external={self.sync_external:g}: internal bandwidth must be the faster")
+            raise ValueError(
+                f"PdorsModel.sync_internal={self.sync_internal:g} exceeds "
+                f"sync_external={self.sync_external:g}: internal bandwidth must be the faster"
+            )
 
     @property
     def total_work(self) -> float:
@@ -434,8 +447,9 @@ class AOnlineModel(JobModel):
     work_unit: ClassVar[str] = "mini-batches"
 
     def __post_init__(self) -> None:
-        _validate_fields(self, ints=("epochs", "chunks", "minibatches"), nonneg=("update", "comm"),
-                         positive=("compute",))
+        _validate_fields(
+            self, ints=("epochs", "chunks", "minibatches"), nonneg=("update", "comm"), positive=("compute",)
+        )
 
     @property
     def total_work(self) -> float:
@@ -501,9 +515,11 @@ class OptimusModel(JobModel):
     def __post_init__(self) -> None:
         if self.mode not in ("sync", "async"):
             raise ValueError(f"OptimusModel.mode must be 'sync' or 'async', got {self.mode!r}")
-        _validate_fields(self, positive=("total_steps", "batch", "ps_bw", "worker_bw"),
-                         nonneg=("t_forward", "t_back", "model_size", "t_update", "delta",
-                                 "delta_ps", "work_per_epoch"))
+        _validate_fields(
+            self,
+            positive=("total_steps", "batch", "ps_bw", "worker_bw"),
+            nonneg=("t_forward", "t_back", "model_size", "t_update", "delta", "delta_ps", "work_per_epoch"),
+        )
         if self.loss is not None and not isinstance(self.loss, LossCurve):
             raise TypeError(f"OptimusModel.loss must be a LossCurve or None, got {type(self.loss).__name__}")
 
@@ -522,14 +538,22 @@ class OptimusModel(JobModel):
         if self.placement_aware and placement is not None:
             srv = placement.servers
             transfer = 2.0 * max(
-                max(share * (w - placement.workers_on(k)) / self.ps_bw,
-                    share * (p - placement.ps_on(k)) / self.worker_bw)
+                max(
+                    share * (w - placement.workers_on(k)) / self.ps_bw,
+                    share * (p - placement.ps_on(k)) / self.worker_bw,
+                )
                 for k in srv
             )
         else:
             transfer = 2.0 * share * w / self.ps_bw
-        return (m * self.t_forward + self.t_back + transfer + self.t_update * w / p
-                + self.delta * w + self.delta_ps * p)
+        return (
+            m * self.t_forward
+            + self.t_back
+            + transfer
+            + self.t_update * w / p
+            + self.delta * w
+            + self.delta_ps * p
+        )
 
     def speed(self, ps: int, workers: int, placement: Placement | None = None) -> float:
         """Training speed f(p, w) in steps per second (ground truth)."""
@@ -580,7 +604,7 @@ class SpeconModel(JobModel):
     def rate(self, spec, placement, ctx) -> float:
         if placement.n_workers == 0:
             return 0.0
-        (s, _), = placement.workers
+        ((s, _),) = placement.workers
         r = ctx.cluster.resource_index(self.cpu_resource)
         demand = spec.worker_demand.get(self.cpu_resource, 0.0)
         load = ctx.load[s, r]
@@ -699,8 +723,9 @@ class JobSpec:
             raise ValueError(f"job {j}: worker_demand must ask for some resource, got {dict(wd)}")
         pd_ = _demand(self.ps_demand, f"job {j}: ps_demand")
         if self.model.needs_ps and not any(v > 0 for v in pd_.values()):
-            raise ValueError(f"job {j}: ps_demand must ask for some resource for a {self.model.kind} "
-                             f"job, got {dict(pd_)}")
+            raise ValueError(
+                f"job {j}: ps_demand must ask for some resource for a {self.model.kind} job, got {dict(pd_)}"
+            )
         object.__setattr__(self, "worker_demand", wd)
         object.__setattr__(self, "ps_demand", pd_)
         if not isinstance(self.utility, (Sigmoid, ConstantUtility)) and not isinstance(self.utility, Utility):
@@ -712,8 +737,11 @@ class JobSpec:
                 raise ValueError(f"job {j}: requested_workers={rw} exceeds the model's max_workers={mx}")
             object.__setattr__(self, "requested_workers", rw)
         if self.transfer_delay is not None:
-            object.__setattr__(self, "transfer_delay", tuple(
-                _num(d, f"job {j}: transfer_delay[{i}]") for i, d in enumerate(self.transfer_delay)))
+            object.__setattr__(
+                self,
+                "transfer_delay",
+                tuple(_num(d, f"job {j}: transfer_delay[{i}]") for i, d in enumerate(self.transfer_delay)),
+            )
         if self.submit_time is not None:
             object.__setattr__(self, "submit_time", _num(self.submit_time, f"job {j}: submit_time", lo=None))
 
@@ -722,8 +750,10 @@ class JobSpec:
         if self.transfer_delay is None:
             return cluster.transfer_delay
         if len(self.transfer_delay) != cluster.n_servers:
-            raise ValueError(f"job {self.job_id}: transfer_delay has {len(self.transfer_delay)} "
-                             f"entries for {cluster.n_servers} servers")
+            raise ValueError(
+                f"job {self.job_id}: transfer_delay has {len(self.transfer_delay)} "
+                f"entries for {cluster.n_servers} servers"
+            )
         return np.asarray(self.transfer_delay)
 
     @property
@@ -734,10 +764,15 @@ class JobSpec:
     def to_row(self) -> dict[str, object]:
         """Flat dict for the instance table (demands, utility and model parameters)."""
         row: dict[str, object] = {
-            "job_id": self.job_id, "name": self.name, "arrival": self.arrival,
-            "submit_time": self.submit_time, "model": self.model.kind,
-            "requested_workers": self.requested_workers, "total_work": self.model.total_work,
-            "work_unit": self.model.work_unit, "utility": self.utility.kind,
+            "job_id": self.job_id,
+            "name": self.name,
+            "arrival": self.arrival,
+            "submit_time": self.submit_time,
+            "model": self.model.kind,
+            "requested_workers": self.requested_workers,
+            "total_work": self.model.total_work,
+            "work_unit": self.model.work_unit,
+            "utility": self.utility.kind,
         }
         for r, v in self.worker_demand.items():
             row[f"worker_{r}"] = v
@@ -799,17 +834,32 @@ def _check_fits(cluster: Cluster, spec: JobSpec) -> None:
     spec.delays(cluster)
     hard = cluster.hard
     wsrv = cluster.servers_for("worker")
-    per_server = np.floor(np.min(
-        np.where(wd[hard] > 0, cluster.capacity[wsrv][:, hard] / np.where(wd[hard] > 0, wd[hard], 1), np.inf),
-        axis=1, initial=np.inf) + 1e-9) if len(wsrv) else np.zeros(0)
+    per_server = (
+        np.floor(
+            np.min(
+                np.where(
+                    wd[hard] > 0,
+                    cluster.capacity[wsrv][:, hard] / np.where(wd[hard] > 0, wd[hard], 1),
+                    np.inf,
+                ),
+                axis=1,
+                initial=np.inf,
+            )
+            + 1e-9
+        )
+        if len(wsrv)
+        else np.zeros(0)
+    )
     need = spec.model.min_workers
     if per_server.size == 0 or np.minimum(per_server, need).sum() < need:
         raise ValueError(
             f"job {j} can never run: {need} worker(s) of demand {dict(spec.worker_demand)} "
-            f"do not fit on the cluster's worker servers")
+            f"do not fit on the cluster's worker servers"
+        )
     if spec.model.needs_ps:
         psrv = cluster.servers_for("ps")
         ok = [np.all(pd_[hard] <= cluster.capacity[k][hard] + 1e-9) for k in psrv]
         if not any(ok):
-            raise ValueError(f"job {j} can never run: a PS of demand {dict(spec.ps_demand)} "
-                             "fits on no PS server")
+            raise ValueError(
+                f"job {j} can never run: a PS of demand {dict(spec.ps_demand)} fits on no PS server"
+            )

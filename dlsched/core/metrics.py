@@ -94,17 +94,21 @@ def utilization(result) -> pd.DataFrame:
 def by_group(jobs: pd.DataFrame, by, *, slot_seconds: float) -> pd.DataFrame:
     """Headline numbers per group of a tidy job table (e.g. a sweep's output grouped by policy
     and seed): ``jobs, finished, total_utility, mean_jct_h, makespan_h`` (hours)."""
+
     def one(g: pd.DataFrame) -> pd.Series:
         f = g[g["status"] == "finished"]
         hours = slot_seconds / 3600.0
-        return pd.Series({
-            "jobs": len(g),
-            "finished": len(f),
-            "total_utility": float(g["utility"].sum()),
-            "mean_jct_h": float(f["jct"].mean() * hours) if len(f) else math.nan,
-            "makespan_h": float((f["completion_time"].max() - g["arrival"].min()) * hours)
-            if len(f) else math.nan,
-        })
+        return pd.Series(
+            {
+                "jobs": len(g),
+                "finished": len(f),
+                "total_utility": float(g["utility"].sum()),
+                "mean_jct_h": float(f["jct"].mean() * hours) if len(f) else math.nan,
+                "makespan_h": float((f["completion_time"].max() - g["arrival"].min()) * hours)
+                if len(f)
+                else math.nan,
+            }
+        )
 
     return jobs.groupby(by, sort=True)[list(jobs.columns)].apply(one)
 

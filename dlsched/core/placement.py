@@ -51,9 +51,15 @@ class RoundRobin:
         h = self._hard
         return bool(np.all(free[server, h] >= demand[h] - _EPS))
 
-    def place(self, free: np.ndarray, demand: np.ndarray, count: int, role: str,
-              mask: np.ndarray | None = None, prefer: Mapping[int, int] | None = None
-              ) -> dict[int, int] | None:
+    def place(
+        self,
+        free: np.ndarray,
+        demand: np.ndarray,
+        count: int,
+        role: str,
+        mask: np.ndarray | None = None,
+        prefer: Mapping[int, int] | None = None,
+    ) -> dict[int, int] | None:
         """Place ``count`` tasks; update ``free`` in place and return ``{server: count}``.
 
         Tries ``prefer`` (server -> up to how many tasks) first, then round robin over the
@@ -101,8 +107,9 @@ class RoundRobin:
         self._pointer[role] = pointer
         return out
 
-    def place_job(self, spec: JobSpec, workers: int, ps: int, free: np.ndarray, t: int,
-                  prefer: Placement | None = None) -> Placement | None:
+    def place_job(
+        self, spec: JobSpec, workers: int, ps: int, free: np.ndarray, t: int, prefer: Placement | None = None
+    ) -> Placement | None:
         """Place ``workers`` workers and ``ps`` PS of a job, or return None (``free`` unchanged)."""
         mask = reachable(spec, self.cluster, t)
         wd = self.cluster.vector(spec.worker_demand)

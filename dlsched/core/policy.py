@@ -140,8 +140,7 @@ class BasePolicy:
     @property
     def params(self) -> dict[str, object]:
         """Constructor parameters (public attributes set in ``__init__``)."""
-        return {k: v for k, v in vars(self).items()
-                if not k.startswith("_") and k not in ("cluster", "rng")}
+        return {k: v for k, v in vars(self).items() if not k.startswith("_") and k not in ("cluster", "rng")}
 
     def decide(self, t: int, view: ClusterView) -> Decision:  # pragma: no cover - abstract
         raise NotImplementedError

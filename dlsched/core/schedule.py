@@ -161,7 +161,9 @@ class Decision:
             if not ok:
                 raise ValueError(f"decision.wakeup must be an integer slot or None, got {self.wakeup!r}")
             object.__setattr__(self, "wakeup", int(w))
-        object.__setattr__(self, "info", MappingProxyType({int(k): dict(v) for k, v in dict(self.info).items()}))
+        object.__setattr__(
+            self, "info", MappingProxyType({int(k): dict(v) for k, v in dict(self.info).items()})
+        )
 
 
 class ScheduleViolation(Exception):
@@ -177,8 +179,18 @@ class ScheduleViolation(Exception):
         The offending amount and the limit it exceeds.
     """
 
-    def __init__(self, constraint: str, message: str, *, slot=None, server=None, job=None,
-                 resource=None, amount=None, limit=None) -> None:
+    def __init__(
+        self,
+        constraint: str,
+        message: str,
+        *,
+        slot=None,
+        server=None,
+        job=None,
+        resource=None,
+        amount=None,
+        limit=None,
+    ) -> None:
         self.constraint = constraint
         self.slot = slot
         self.server = server
@@ -187,16 +199,23 @@ class ScheduleViolation(Exception):
         self.amount = amount
         self.limit = limit
         where = ", ".join(
-            f"{k}={v}" for k, v in
-            (("slot", slot), ("server", server), ("job", job), ("resource", resource),
-             ("amount", amount), ("limit", limit))
+            f"{k}={v}"
+            for k, v in (
+                ("slot", slot),
+                ("server", server),
+                ("job", job),
+                ("resource", resource),
+                ("amount", amount),
+                ("limit", limit),
+            )
             if v is not None
         )
         super().__init__(f"[{constraint}] {message}" + (f" ({where})" if where else ""))
 
 
-def server_usage(cluster: Cluster, specs: Mapping[int, JobSpec],
-                 allocations: Mapping[int, Placement]) -> np.ndarray:
+def server_usage(
+    cluster: Cluster, specs: Mapping[int, JobSpec], allocations: Mapping[int, Placement]
+) -> np.ndarray:
     """Resources used on every server by ``allocations``: array (n_servers, n_resources)."""
     used = np.zeros_like(cluster.capacity)
     for j, p in allocations.items():
@@ -210,8 +229,9 @@ def server_usage(cluster: Cluster, specs: Mapping[int, JobSpec],
     return used
 
 
-def check_allocations(cluster: Cluster, specs: Mapping[int, JobSpec], t: int,
-                      allocations: Mapping[int, Placement]) -> None:
+def check_allocations(
+    cluster: Cluster, specs: Mapping[int, JobSpec], t: int, allocations: Mapping[int, Placement]
+) -> None:
     """Check one slot's allocations against capacities, roles, arrivals and model constraints.
 
     Raises
@@ -232,23 +252,36 @@ def check_allocations(cluster: Cluster, specs: Mapping[int, JobSpec], t: int,
         for role, pairs, ok in (("worker", p.workers, worker_ok), ("ps", p.ps, ps_ok)):
             for s, c in pairs:
                 if s >= n:
-                    raise ScheduleViolation("server", f"{role} on server index {s} >= n_servers {n}",
-                                            slot=t, server=s, job=j)
+                    raise ScheduleViolation(
+                        "server", f"{role} on server index {s} >= n_servers {n}", slot=t, server=s, job=j
+                    )
                 if not ok[s]:
                     raise ScheduleViolation(
-                        "role", f"{c} {role}(s) on server {cluster.servers[s].name!r} of pool "
+                        "role",
+                        f"{c} {role}(s) on server {cluster.servers[s].name!r} of pool "
                         f"{cluster.servers[s].pool!r}, which cannot host a {role}",
-                        slot=t, server=s, job=j, amount=c)
+                        slot=t,
+                        server=s,
+                        job=j,
+                        amount=c,
+                    )
         if t < spec.arrival:
-            raise ScheduleViolation("arrival", f"job {j} allocated before its arrival slot {spec.arrival}",
-                                    slot=t, job=j)
+            raise ScheduleViolation(
+                "arrival", f"job {j} allocated before its arrival slot {spec.arrival}", slot=t, job=j
+            )
         delays = spec.delays(cluster)
         for s in p.servers:
             if t < spec.arrival + delays[s]:
                 raise ScheduleViolation(
                     "transfer_delay",
-                    f"job {j} uses server {s} before its data arrives (slot {spec.arrival} + delay {delays[s]:g})",
-                    slot=t, server=s, job=j, amount=t, limit=spec.arrival + delays[s])
+                    f"job {j} uses server {s} before its data arrives "
+                    f"(slot {spec.arrival} + delay {delays[s]:g})",
+                    slot=t,
+                    server=s,
+                    job=j,
+                    amount=t,
+                    limit=spec.arrival + delays[s],
+                )
         for constraint, message in spec.model.placement_violations(spec, p):
             raise ScheduleViolation(constraint, f"job {j}: {message}", slot=t, job=j)
     used = server_usage(cluster, specs, allocations)
@@ -259,8 +292,12 @@ def check_allocations(cluster: Cluster, specs: Mapping[int, JobSpec], t: int,
         raise ScheduleViolation(
             "capacity",
             f"{cluster.resources[r]!r} on server {cluster.servers[s].name!r} over capacity; jobs there: {on}",
-            slot=t, server=s, resource=cluster.resources[r],
-            amount=float(used[s, r]), limit=float(cluster.capacity[s, r]))
+            slot=t,
+            server=s,
+            resource=cluster.resources[r],
+            amount=float(used[s, r]),
+            limit=float(cluster.capacity[s, r]),
+        )
 
 
 def check_timeline(cluster: Cluster, specs: Mapping[int, JobSpec], runs) -> None:
@@ -274,15 +311,17 @@ def check_timeline(cluster: Cluster, specs: Mapping[int, JobSpec], runs) -> None
     """
     import pandas as pd
 
-    df = runs if isinstance(runs, pd.DataFrame) else pd.DataFrame(
-        list(runs), columns=["job", "slot", "server", "role", "count"])
+    df = (
+        runs
+        if isinstance(runs, pd.DataFrame)
+        else pd.DataFrame(list(runs), columns=["job", "slot", "server", "role", "count"])
+    )
     for t, g in df.groupby("slot", sort=True):
         per_job: dict[int, dict[str, dict[int, int]]] = {}
-        for j, s, role, c in zip(g["job"], g["server"], g["role"], g["count"]):
+        for j, s, role, c in zip(g["job"], g["server"], g["role"], g["count"], strict=False):
             if role not in ("worker", "ps"):
                 raise ValueError(f"timeline role must be 'worker' or 'ps', got {role!r} (job {j}, slot {t})")
             d = per_job.setdefault(int(j), {"worker": {}, "ps": {}})[role]
-            d[int(s)] = d.get(int(s), 0) + int(c)     # duplicate rows add up
+            d[int(s)] = d.get(int(s), 0) + int(c)  # duplicate rows add up
         allocs = {j: Placement.of(d["worker"], d["ps"]) for j, d in per_job.items()}
         check_allocations(cluster, specs, int(t), allocs)
-

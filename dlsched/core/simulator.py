@@ -56,12 +56,12 @@ def policy_rng(seed) -> np.random.Generator:
 
 @dataclass
 class _State:
-    status: str = "future"          # future | pending | admitted | rejected | finished
+    status: str = "future"  # future | pending | admitted | rejected | finished
     work_done: float = 0.0
     start: int | None = None
     admitted_at: int | None = None
     placement: object = EMPTY
-    pause_left: float = 0.0          # slots of progress still lost to a placement switch
+    pause_left: float = 0.0  # slots of progress still lost to a placement switch
     completion_time: float = math.nan
     migrations: int = 0
     info: dict = field(default_factory=dict)
@@ -108,18 +108,21 @@ class SimulationResult:
         """Tidy per-slot allocation table ``job, slot, server, role, count``."""
         r = self.runs
         if r.empty:
-            return pd.DataFrame({c: pd.Series(dtype="int64") for c in ("job", "slot", "server", "count")}
-                                ).assign(role=pd.Series(dtype=object))[["job", "slot", "server", "role", "count"]]
+            return pd.DataFrame(
+                {c: pd.Series(dtype="int64") for c in ("job", "slot", "server", "count")}
+            ).assign(role=pd.Series(dtype=object))[["job", "slot", "server", "role", "count"]]
         reps = r["slots"].to_numpy()
         idx = np.repeat(np.arange(len(r)), reps)
         offset = np.arange(len(idx)) - np.repeat(np.cumsum(reps) - reps, reps)
-        out = pd.DataFrame({
-            "job": r["job"].to_numpy()[idx],
-            "slot": r["slot"].to_numpy()[idx] + offset,
-            "server": r["server"].to_numpy()[idx],
-            "role": r["role"].to_numpy()[idx],
-            "count": r["count"].to_numpy()[idx],
-        })
+        out = pd.DataFrame(
+            {
+                "job": r["job"].to_numpy()[idx],
+                "slot": r["slot"].to_numpy()[idx] + offset,
+                "server": r["server"].to_numpy()[idx],
+                "role": r["role"].to_numpy()[idx],
+                "count": r["count"].to_numpy()[idx],
+            }
+        )
         return out.sort_values(["slot", "job", "role", "server"], kind="stable").reset_index(drop=True)
 
     def usage(self) -> pd.DataFrame:
@@ -129,8 +132,15 @@ class SimulationResult:
         return usage_timeline(self)
 
 
-def simulate(workload: Workload, policy: Policy, *, seed=0, horizon: int | None = None,
-             check: bool = True, progress: bool = False) -> SimulationResult:
+def simulate(
+    workload: Workload,
+    policy: Policy,
+    *,
+    seed=0,
+    horizon: int | None = None,
+    check: bool = True,
+    progress: bool = False,
+) -> SimulationResult:
     """Run ``policy`` on ``workload``.
 
     Parameters
@@ -207,13 +217,15 @@ def simulate(workload: Workload, policy: Policy, *, seed=0, horizon: int | None 
             decision = policy.decide(t, view)
             decisions += 1
             if not isinstance(decision, Decision):
-                raise TypeError(f"{type(policy).__name__}.decide must return a Decision, "
-                                f"got {type(decision).__name__}")
+                raise TypeError(
+                    f"{type(policy).__name__}.decide must return a Decision, got {type(decision).__name__}"
+                )
             allocs = _apply(t, decision, state, specs, cluster, check, bar)
             wakeup = decision.wakeup
             if wakeup is not None and wakeup <= t:
-                raise ScheduleViolation("wakeup", f"wakeup slot {wakeup} is not after the current slot",
-                                        slot=t)
+                raise ScheduleViolation(
+                    "wakeup", f"wakeup slot {wakeup} is not after the current slot", slot=t
+                )
             arrived, completed = [], []
         # --- rates under the current allocation
         load = server_usage(cluster, specs, allocs)
@@ -313,16 +325,24 @@ def _view(t, cluster, specs, state, active, allocs, arrived, completed, H) -> Cl
         )
     used = server_usage(cluster, specs, {j: p for j, p in allocs.items() if j in jobs})
     used.setflags(write=False)
-    return ClusterView(t=t, cluster=cluster, jobs=MappingProxyType(jobs), used=used,
-                       arrived=tuple(arrived), completed=tuple(completed), horizon=H)
+    return ClusterView(
+        t=t,
+        cluster=cluster,
+        jobs=MappingProxyType(jobs),
+        used=used,
+        arrived=tuple(arrived),
+        completed=tuple(completed),
+        horizon=H,
+    )
 
 
 def _apply(t, d: Decision, state, specs, cluster, check: bool, bar) -> dict:
     for j in sorted(d.admit | d.reject):
         if j not in state or state[j].status != "pending":
             st = state[j].status if j in state else "unknown"
-            raise ScheduleViolation("admission", f"job {j} is {st}, only pending jobs can be admitted "
-                                    "or rejected", slot=t, job=j)
+            raise ScheduleViolation(
+                "admission", f"job {j} is {st}, only pending jobs can be admitted or rejected", slot=t, job=j
+            )
     for j in sorted(d.admit):
         state[j].status = "admitted"
         state[j].admitted_at = t
@@ -334,8 +354,12 @@ def _apply(t, d: Decision, state, specs, cluster, check: bool, bar) -> dict:
         st = state.get(j)
         if st is None or st.status != "admitted":
             status = "unknown" if st is None else st.status
-            raise ScheduleViolation("admission", f"allocation for job {j}, which is {status} "
-                                    "(only admitted, unfinished jobs may run)", slot=t, job=j)
+            raise ScheduleViolation(
+                "admission",
+                f"allocation for job {j}, which is {status} (only admitted, unfinished jobs may run)",
+                slot=t,
+                job=j,
+            )
     for j, info in d.info.items():
         if j in state:
             state[j].info.update(info)
@@ -349,8 +373,12 @@ def _apply(t, d: Decision, state, specs, cluster, check: bool, bar) -> dict:
         prev = st.placement
         model = specs[j].model
         if not model.elastic and not prev.is_empty and not p.is_empty and p != prev:
-            raise ScheduleViolation("fixed_allocation", f"job {j} is not elastic: its running "
-                                    "allocation cannot change", slot=t, job=j)
+            raise ScheduleViolation(
+                "fixed_allocation",
+                f"job {j} is not elastic: its running allocation cannot change",
+                slot=t,
+                job=j,
+            )
         if p != prev and not p.is_empty:
             pause = model.switch_pause(prev, p) / cluster.slot_seconds
             if pause > 0:
@@ -378,7 +406,8 @@ def _jobs_table(order, state, slot_s: float) -> pd.DataFrame:
         cslot = (math.ceil(ct - _TOL) - 1) if finished else math.nan
         duration = cslot - spec.arrival if finished else math.nan
         status = {"future": "not_arrived", "pending": "pending", "admitted": "unfinished"}.get(
-            st.status, st.status)
+            st.status, st.status
+        )
         row = {
             "job_id": spec.job_id,
             "name": spec.name,

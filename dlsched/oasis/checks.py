@@ -67,11 +67,16 @@ def price_endpoints(params: PriceParameters, capacity: np.ndarray) -> Claim:
     moving = (cap > 0) & (np.asarray(params.u1) > params.l1)
     strict = bool(np.all(steps[:, moving] > 0))
     ok = all(v < 1e-9 for v in errs.values()) and increasing and strict
-    return Claim("OASiS (22): price endpoints L at zero usage, U at full usage, increasing", ok,
-                 {**errs, "increasing": increasing})
+    return Claim(
+        "OASiS (22): price endpoints L at zero usage, U at full usage, increasing",
+        ok,
+        {**errs, "increasing": increasing},
+    )
 
 
-def lemma3_derivative(params: PriceParameters, capacity: np.ndarray, *, n: int = 50, h: float = 1e-6) -> Claim:
+def lemma3_derivative(
+    params: PriceParameters, capacity: np.ndarray, *, n: int = 50, h: float = 1e-6
+) -> Claim:
     r"""Lemma 3: :math:`dP/dg = P\,\ln(U_1^r/L_1)/c_h^r`, checked by central finite differences."""
     cap = np.asarray(capacity, dtype=float)
     P = params.worker_price
@@ -115,10 +120,17 @@ def zero_usage_admission(workload: Workload) -> Claim:
             worst_ratio = min(worst_ratio, best.payoff / f)
         else:
             failures.append(spec.job_id)
-    return Claim("OASiS App. A: zero usage admits every job with a feasible schedule", not failures,
-                 {"jobs_with_feasible_schedule": feasible, "admitted": admitted,
-                  "min_payoff_over_utility": worst_ratio, "bound_if_exact_worker_time": bound,
-                  "not_admitted": failures[:10]})
+    return Claim(
+        "OASiS App. A: zero usage admits every job with a feasible schedule",
+        not failures,
+        {
+            "jobs_with_feasible_schedule": feasible,
+            "admitted": admitted,
+            "min_payoff_over_utility": worst_ratio,
+            "bound_if_exact_worker_time": bound,
+            "not_admitted": failures[:10],
+        },
+    )
 
 
 def exhaustion_rejection(workload: Workload) -> Claim:
@@ -133,8 +145,9 @@ def exhaustion_rejection(workload: Workload) -> Claim:
             pos = vec > 0
             if pos.any():
                 worst = min(worst, float(np.min(u[pos] * vec[pos])) - best_f)
-    return Claim("OASiS App. A: full usage prices out every job (U w >= f)", worst >= -1e-9,
-                 {"min_margin": worst})
+    return Claim(
+        "OASiS App. A: full usage prices out every job (U w >= f)", worst >= -1e-9, {"min_margin": worst}
+    )
 
 
 def _max_utility(spec: JobSpec) -> float:
@@ -144,14 +157,19 @@ def _max_utility(spec: JobSpec) -> float:
 # ------------------------------------------------------------------------------- Theorem 1
 
 
-def brute_force_cost_t(model: OasisModel, unit_w: np.ndarray, unit_p: np.ndarray, cap_w: np.ndarray,
-                       cap_p: np.ndarray, d: int) -> float:
+def brute_force_cost_t(
+    model: OasisModel, unit_w: np.ndarray, unit_p: np.ndarray, cap_w: np.ndarray, cap_p: np.ndarray, d: int
+) -> float:
     """Optimum of the per-slot problem (32) by enumerating every integer (y, z) within the caps:
     ``sum y >= d M_i (tau_i + 2e_i/b_i)``, ``sum y <= N_i`` (3), ``sum y b <= sum z B`` (6),
     ``sum z <= sum y`` (7)."""
     need = d * model.minibatches * model.minibatch_time
-    ys = np.array(list(itertools.product(*[range(int(c) + 1) for c in cap_w])), dtype=float).reshape(-1, len(cap_w))
-    zs = np.array(list(itertools.product(*[range(int(c) + 1) for c in cap_p])), dtype=float).reshape(-1, len(cap_p))
+    ys = np.array(list(itertools.product(*[range(int(c) + 1) for c in cap_w])), dtype=float).reshape(
+        -1, len(cap_w)
+    )
+    zs = np.array(list(itertools.product(*[range(int(c) + 1) for c in cap_p])), dtype=float).reshape(
+        -1, len(cap_p)
+    )
     ysum, zsum = ys.sum(1), zs.sum(1)
     ycost, zcost = ys @ unit_w, zs @ unit_p
     best = math.inf
@@ -193,8 +211,9 @@ def cost_t_optimal(pol: OASiS, spec: JobSpec) -> Claim:
                     worst = math.inf
                 continue
             worst = max(worst, abs(bf - got) / max(1.0, abs(bf)))
-    return Claim("OASiS Theorem 1: COST_t optimal for (32)", worst < 1e-9,
-                 {"cases": checked, "max_rel_gap": worst})
+    return Claim(
+        "OASiS Theorem 1: COST_t optimal for (32)", worst < 1e-9, {"cases": checked, "max_rel_gap": worst}
+    )
 
 
 def _compositions(total: int, parts: int, cap: int):
@@ -213,8 +232,15 @@ def dp_cost_optimal(pol: OASiS, spec: JobSpec, *, max_cases: int = 200_000) -> C
     table, uw, up, wcap, pcap = _window(pol, spec)
     D = spec.model.epochs * spec.model.chunks
     S = table.cost.shape[0]
-    bf_t = np.array([[brute_force_cost_t(spec.model, uw[k], up[k], wcap[k], pcap[k], d)
-                      for d in range(table.d_max + 1)] for k in range(S)]).reshape(S, table.d_max + 1)
+    bf_t = np.array(
+        [
+            [
+                brute_force_cost_t(spec.model, uw[k], up[k], wcap[k], pcap[k], d)
+                for d in range(table.d_max + 1)
+            ]
+            for k in range(S)
+        ]
+    ).reshape(S, table.d_max + 1)
     best = pol.search(spec)
     fast = best.costs_by_completion
     worst, cases = 0.0, 0
@@ -230,8 +256,11 @@ def dp_cost_optimal(pol: OASiS, spec: JobSpec, *, max_cases: int = 200_000) -> C
             worst = worst if math.isinf(bf) == math.isinf(got) else math.inf
         else:
             worst = max(worst, abs(bf - got) / max(1.0, abs(bf)))
-    return Claim("OASiS Theorem 1: DP_COST optimal over all workload compositions", worst < 1e-9,
-                 {"completion_slots": S, "compositions": cases, "max_rel_gap": worst})
+    return Claim(
+        "OASiS Theorem 1: DP_COST optimal over all workload compositions",
+        worst < 1e-9,
+        {"completion_slots": S, "compositions": cases, "max_rel_gap": worst},
+    )
 
 
 def alg2_argmax(pol: OASiS, spec: JobSpec) -> Claim:
@@ -246,9 +275,16 @@ def alg2_argmax(pol: OASiS, spec: JobSpec) -> Claim:
     k_star = next((k for k, p in enumerate(payoffs) if p == mu and p > 0), None)
     expected_completion = None if k_star is None else spec.arrival + k_star
     ok = abs(mu - best.payoff) <= 1e-9 * max(1.0, mu) and expected_completion == best.completion
-    return Claim("OASiS Theorem 1: Algorithm 2 = argmax of (27)", ok,
-                 {"payoff": best.payoff, "argmax_payoff": mu, "completion": best.completion,
-                  "argmax_completion": expected_completion})
+    return Claim(
+        "OASiS Theorem 1: Algorithm 2 = argmax of (27)",
+        ok,
+        {
+            "payoff": best.payoff,
+            "argmax_payoff": mu,
+            "completion": best.completion,
+            "argmax_completion": expected_completion,
+        },
+    )
 
 
 # ------------------------------------------------------------------------------- Theorem 2
@@ -266,9 +302,15 @@ def feasible_run(result: SimulationResult, policy: OASiS) -> Claim:
     ran = set(result.allocations["job"].unique())
     rejected_ran = sorted(set(jobs.loc[jobs["status"] == "rejected", "job_id"]) & ran)
     ok = late.empty and not rejected_ran
-    return Claim("OASiS Theorem 2: feasible schedule, admitted jobs meet their plans", ok,
-                 {"admitted": int(len(adm)), "late": late["job_id"].tolist()[:10],
-                  "rejected_but_ran": rejected_ran[:10]})
+    return Claim(
+        "OASiS Theorem 2: feasible schedule, admitted jobs meet their plans",
+        ok,
+        {
+            "admitted": int(len(adm)),
+            "late": late["job_id"].tolist()[:10],
+            "rejected_but_ran": rejected_ran[:10],
+        },
+    )
 
 
 # ------------------------------------------------------------------------------- duality, Theorem 4
@@ -279,11 +321,15 @@ def weak_duality(policy: OASiS, result: SimulationResult) -> Claim:
     objective (14): the total utility of the admitted jobs at their planned completions."""
     specs = result.workload.specs
     jobs = result.jobs.set_index("job_id")
-    primal = float(sum(specs[j].utility(jobs.loc[j, "planned_completion"] - specs[j].arrival)
-                       for j in policy.payoffs))
+    primal = float(
+        sum(specs[j].utility(jobs.loc[j, "planned_completion"] - specs[j].arrival) for j in policy.payoffs)
+    )
     dual = policy.dual_objective()
-    return Claim("OASiS weak duality: dual (19) >= primal (14)", dual >= primal - 1e-9,
-                 {"primal": primal, "dual": dual})
+    return Claim(
+        "OASiS weak duality: dual (19) >= primal (14)",
+        dual >= primal - 1e-9,
+        {"primal": primal, "dual": dual},
+    )
 
 
 def lemma1_increments(policy: OASiS) -> Claim:
@@ -297,9 +343,16 @@ def lemma1_increments(policy: OASiS) -> Claim:
     rows = policy.history
     bad = [r["job"] for r in rows if r["primal"] < r["dual"] / alpha - 1e-9]
     ratios = [r["dual"] / r["primal"] for r in rows if r["primal"] > 0]
-    return Claim("OASiS Lemma 1: primal increment >= dual increment / alpha", not bad,
-                 {"admissions": len(rows), "violations": len(bad), "alpha": alpha,
-                  "max_dual_over_primal": max(ratios) if ratios else math.nan})
+    return Claim(
+        "OASiS Lemma 1: primal increment >= dual increment / alpha",
+        not bad,
+        {
+            "admissions": len(rows),
+            "violations": len(bad),
+            "alpha": alpha,
+            "max_dual_over_primal": max(ratios) if ratios else math.nan,
+        },
+    )
 
 
 def competitive_ratio(workload: Workload, *, time_limit: float = 60.0, seed: int = 0) -> Claim:
@@ -314,32 +367,54 @@ def competitive_ratio(workload: Workload, *, time_limit: float = 60.0, seed: int
     opt = solve_offline(workload, time_limit=time_limit)
     alpha = pol._params.alpha
     ratio = math.inf if alg <= 0 else opt.objective / alg
-    return Claim("OASiS Theorem 4: OPT/ALG <= 2 alpha", ratio <= 2 * alpha + 1e-9,
-                 {"opt": opt.objective, "alg": alg, "ratio": ratio, "two_alpha": 2 * alpha,
-                  "milp_status": opt.status, "milp_gap": opt.mip_gap})
+    return Claim(
+        "OASiS Theorem 4: OPT/ALG <= 2 alpha",
+        ratio <= 2 * alpha + 1e-9,
+        {
+            "opt": opt.objective,
+            "alg": alg,
+            "ratio": ratio,
+            "two_alpha": 2 * alpha,
+            "milp_status": opt.status,
+            "milp_gap": opt.mip_gap,
+        },
+    )
 
 
 # ------------------------------------------------------------------------------- Theorem 3
 
 
-def decision_times(rng: np.random.Generator, *, horizons=(25, 50, 100, 200), workloads=(100, 400, 1600, 6400),
-                   n_servers: int = 40, repeats: int = 3) -> pd.DataFrame:
+def decision_times(
+    rng: np.random.Generator,
+    *,
+    horizons=(25, 50, 100, 200),
+    workloads=(100, 400, 1600, 6400),
+    n_servers: int = 40,
+    repeats: int = 3,
+) -> pd.DataFrame:
     r"""Measured time of Algorithm 2 for one job at zero usage against ``T`` and :math:`N_iE_i`
     (Theorem 3: :math:`O(TN_iE_i(H+K) + TN_i^2E_i^2)`). Returns a table ``T, NE, seconds``
     (median of ``repeats``)."""
     from dlsched.core.cluster import Cluster
     from dlsched.core.jobs import Sigmoid
 
-    cluster = Cluster.two_pools(n_servers, n_servers, {"gpu": 8, "cpu": 64, "mem": 256},
-                                {"cpu": 64, "mem": 256})
+    cluster = Cluster.two_pools(
+        n_servers, n_servers, {"gpu": 8, "cpu": 64, "mem": 256}, {"cpu": 64, "mem": 256}
+    )
     rows = []
     for T in horizons:
         for ne in workloads:
             n = 50
             e = max(1, ne // n)
             model = OasisModel(epochs=e, chunks=n, minibatches=10, tau=0.002, comm=0.001)
-            spec = JobSpec(0, 0, model, {"gpu": 1, "cpu": 4, "mem": 8}, {"cpu": 4, "mem": 8},
-                           utility=Sigmoid(float(rng.uniform(50, 100)), 0.1, float(T) / 2))
+            spec = JobSpec(
+                0,
+                0,
+                model,
+                {"gpu": 1, "cpu": 4, "mem": 8},
+                {"cpu": 4, "mem": 8},
+                utility=Sigmoid(float(rng.uniform(50, 100)), 0.1, float(T) / 2),
+            )
             wl = Workload(cluster, (spec,), horizon=T)
             pol = OASiS(price_parameters(wl)).prepare(cluster, T)
             times = []
@@ -352,7 +427,17 @@ def decision_times(rng: np.random.Generator, *, horizons=(25, 50, 100, 200), wor
 
 
 __all__ = [
-    "alg2_argmax", "brute_force_cost_t", "competitive_ratio", "cost_t_optimal", "decision_times",
-    "dp_cost_optimal", "exhaustion_rejection", "feasible_run", "lemma1_increments", "lemma3_derivative",
-    "price_endpoints", "weak_duality", "zero_usage_admission",
+    "alg2_argmax",
+    "brute_force_cost_t",
+    "competitive_ratio",
+    "cost_t_optimal",
+    "decision_times",
+    "dp_cost_optimal",
+    "exhaustion_rejection",
+    "feasible_run",
+    "lemma1_increments",
+    "lemma3_derivative",
+    "price_endpoints",
+    "weak_duality",
+    "zero_usage_admission",
 ]

@@ -100,8 +100,9 @@ class PriceParameters:
         """
         if not math.isfinite(u_scale) or u_scale <= 0:
             raise ValueError(f"u_scale must be finite and > 0, got {u_scale!r}")
-        return replace(self, u1=np.maximum(self.u1 * u_scale, self.l1),
-                       u2=np.maximum(self.u2 * u_scale, self.l2))
+        return replace(
+            self, u1=np.maximum(self.u1 * u_scale, self.l1), u2=np.maximum(self.u2 * u_scale, self.l2)
+        )
 
 
 def _check_oasis_job(spec: JobSpec) -> OasisModel:
@@ -216,15 +217,22 @@ class _Slots:
     """Per-slot data of one job's search (slots a..T-1)."""
 
     d_max: int
-    cost: np.ndarray          # (S, d_max + 1): COST_t(t, d)
-    w_order: np.ndarray       # (S, H) sorted worker-server order
-    w_caps: np.ndarray        # (S, H) caps in that order
+    cost: np.ndarray  # (S, d_max + 1): COST_t(t, d)
+    w_order: np.ndarray  # (S, H) sorted worker-server order
+    w_caps: np.ndarray  # (S, H) caps in that order
     p_order: np.ndarray
     p_caps: np.ndarray
 
 
-def cost_table(model: OasisModel, wdem: np.ndarray, pdem: np.ndarray, wprice: np.ndarray,
-               pprice: np.ndarray, wcap: np.ndarray, pcap: np.ndarray) -> _Slots:
+def cost_table(
+    model: OasisModel,
+    wdem: np.ndarray,
+    pdem: np.ndarray,
+    wprice: np.ndarray,
+    pprice: np.ndarray,
+    wcap: np.ndarray,
+    pcap: np.ndarray,
+) -> _Slots:
     """COST_t(t, d) for all slots of the window and all ``d = 0..d_max`` (lines 21-44).
 
     ``wprice``/``pprice`` are the price arrays (S, H, R)/(S, K, R) of the window and ``wcap``/
@@ -245,7 +253,7 @@ def cost_table(model: OasisModel, wdem: np.ndarray, pdem: np.ndarray, wprice: np
     wi = np.searchsorted(np.unique(W), W)
     pi = np.searchsorted(np.unique(Z), Z)
     cost = wc[:, wi] + pc[:, pi]
-    cost[:, 0] = 0.0          # note 3: COST_t(t, 0) = 0 with y = z = 0
+    cost[:, 0] = 0.0  # note 3: COST_t(t, 0) = 0 with y = z = 0
     return _Slots(d_max, cost, w_order, w_caps, p_order, p_caps)
 
 
@@ -261,10 +269,20 @@ class BestSchedule:
     costs_by_completion: np.ndarray | None = None
 
 
-def best_schedule(spec: JobSpec, T: int, capacity_w: np.ndarray, capacity_p: np.ndarray,
-                  used_w: np.ndarray, used_p: np.ndarray, price_w: np.ndarray, price_p: np.ndarray,
-                  worker_servers: np.ndarray, ps_servers: np.ndarray,
-                  demand_w: np.ndarray, demand_p: np.ndarray) -> BestSchedule:
+def best_schedule(
+    spec: JobSpec,
+    T: int,
+    capacity_w: np.ndarray,
+    capacity_p: np.ndarray,
+    used_w: np.ndarray,
+    used_p: np.ndarray,
+    price_w: np.ndarray,
+    price_p: np.ndarray,
+    worker_servers: np.ndarray,
+    ps_servers: np.ndarray,
+    demand_w: np.ndarray,
+    demand_p: np.ndarray,
+) -> BestSchedule:
     r"""Algorithm 2: the schedule maximizing (27) for job ``spec`` and its payoff :math:`\mu_i`.
 
     Parameters
@@ -302,12 +320,16 @@ def best_schedule(spec: JobSpec, T: int, capacity_w: np.ndarray, capacity_p: np.
     if dmax == 0 or dmax * S < D:
         return BestSchedule(0.0, None, INF)
     acc, choices, lo_list = _dp(slots.cost, D, dmax)
-    totals = np.array([a_[-1] if a_ is not None and len(a_) and lo + len(a_) - 1 == D else INF
-                       for a_, lo in zip(acc, lo_list)])
+    totals = np.array(
+        [
+            a_[-1] if a_ is not None and len(a_) and lo + len(a_) - 1 == D else INF
+            for a_, lo in zip(acc, lo_list, strict=False)
+        ]
+    )
     util = np.asarray(spec.utility(np.arange(S)), dtype=float)
     payoff = util - totals
     best_mu, best_k = 0.0, None
-    for k in range(S):                                    # lines 2-8, strict '>' (line 5)
+    for k in range(S):  # lines 2-8, strict '>' (line 5)
         if payoff[k] > best_mu:
             best_mu, best_k = float(payoff[k]), k
     if best_k is None:
@@ -320,8 +342,9 @@ def best_schedule(spec: JobSpec, T: int, capacity_w: np.ndarray, capacity_p: np.
         y = _fill(slots.w_order[k], slots.w_caps[k], W, worker_servers)
         z = _fill(slots.p_order[k], slots.p_caps[k], Z, ps_servers)
         placements[a + k] = Placement.of(y, z)
-    return BestSchedule(best_mu, a + best_k, float(totals[best_k]),
-                        {a + k: d for k, d in chunks.items()}, placements, totals)
+    return BestSchedule(
+        best_mu, a + best_k, float(totals[best_k]), {a + k: d for k, d in chunks.items()}, placements, totals
+    )
 
 
 def _dp(cost: np.ndarray, D: int, dmax: int):
@@ -334,7 +357,7 @@ def _dp(cost: np.ndarray, D: int, dmax: int):
     accs, choices, los = [], [], []
     prev, plo = None, 0
     for k in range(S):
-        lo = max(0, D - (S - 1 - k) * dmax)               # must still reach D by the last slot
+        lo = max(0, D - (S - 1 - k) * dmax)  # must still reach D by the last slot
         hi = min(D, (k + 1) * dmax)
         if lo > hi:
             accs.append(None), choices.append(None), los.append(lo)
@@ -342,18 +365,18 @@ def _dp(cost: np.ndarray, D: int, dmax: int):
             continue
         c = cost[k]
         n = hi - lo + 1
-        if prev is None:                                   # base case: cost(a, d) = cost_t(a, d)
+        if prev is None:  # base case: cost(a, d) = cost_t(a, d)
             new = np.full(n, INF)
             ch = np.zeros(n, dtype=np.int32)
             top = min(hi, dmax)
             if top >= lo:
-                new[: top - lo + 1] = c[lo: top + 1]
+                new[: top - lo + 1] = c[lo : top + 1]
                 ch[: top - lo + 1] = np.arange(lo, top + 1)
         else:
             phi = plo + len(prev) - 1
             new = np.full(n, INF)
             ch = np.zeros(n, dtype=np.int32)
-            for dp in range(0, dmax + 1):                  # ascending d', strict '<' (line 15)
+            for dp in range(0, dmax + 1):  # ascending d', strict '<' (line 15)
                 cd = c[dp]
                 if not math.isfinite(cd):
                     continue
@@ -362,12 +385,12 @@ def _dp(cost: np.ndarray, D: int, dmax: int):
                 d1 = min(hi, phi + dp)
                 if d0 > d1:
                     continue
-                cand = prev[d0 - dp - plo: d1 - dp - plo + 1] + cd
-                tgt = new[d0 - lo: d1 - lo + 1]
+                cand = prev[d0 - dp - plo : d1 - dp - plo + 1] + cd
+                tgt = new[d0 - lo : d1 - lo + 1]
                 better = cand < tgt
                 if better.any():
                     tgt[better] = cand[better]
-                    ch[d0 - lo: d1 - lo + 1][better] = dp
+                    ch[d0 - lo : d1 - lo + 1][better] = dp
         accs.append(new), choices.append(ch), los.append(lo)
         prev, plo = new, lo
     return accs, choices, los
@@ -389,7 +412,7 @@ def _backtrack(choices, los, k_end: int, D: int) -> dict[int, int]:
 def _fill(order: np.ndarray, caps: np.ndarray, n: int, servers: np.ndarray) -> dict[int, int]:
     """Lines 25-29 / 34-38: fill servers in sorted order up to their caps."""
     out = {}
-    for j, c in zip(order, caps):
+    for j, c in zip(order, caps, strict=False):
         if n <= 0:
             break
         take = int(min(c, n))
@@ -402,8 +425,19 @@ def _fill(order: np.ndarray, caps: np.ndarray, n: int, servers: np.ndarray) -> d
 # ------------------------------------------------------------------------ literal transcription
 
 
-def dp_cost_literal(spec: JobSpec, T_i: int, D_i: int, capacity_w, capacity_p, used_w, used_p,
-                    price_w, price_p, demand_w, demand_p):
+def dp_cost_literal(
+    spec: JobSpec,
+    T_i: int,
+    D_i: int,
+    capacity_w,
+    capacity_p,
+    used_w,
+    used_p,
+    price_w,
+    price_p,
+    demand_w,
+    demand_p,
+):
     """The paper's recursive DP_COST (Alg. 2 lines 10-20) with COST_t (lines 21-44), transcribed
     literally with Python loops and the memoization the text describes. Reference for tests and
     benchmarks only: returns ``(cost, {slot: chunk-passes})`` for deadline slot ``T_i``.
@@ -421,29 +455,35 @@ def dp_cost_literal(spec: JobSpec, T_i: int, D_i: int, capacity_w, capacity_p, u
         H, K = capacity_w.shape[0], capacity_p.shape[0]
         y = [0] * H
         z = [0] * K
-        key_w = unit_prices(price_w[t], wdem)                      # line 23
+        key_w = unit_prices(price_w[t], wdem)  # line 23
         order = sorted(range(H), key=lambda h: key_w[h])
-        Dw = int(workers_needed(d, model))                         # line 24
-        for j, h in enumerate(order):                              # lines 25-29
-            room = min(math.floor((capacity_w[h, r] - used_w[t, h, r]) / wdem[r] + _EPS)
-                       for r in range(len(wdem)) if wdem[r] > 0)
+        Dw = int(workers_needed(d, model))  # line 24
+        for j, h in enumerate(order):  # lines 25-29
+            room = min(
+                math.floor((capacity_w[h, r] - used_w[t, h, r]) / wdem[r] + _EPS)
+                for r in range(len(wdem))
+                if wdem[r] > 0
+            )
             y[h] = max(0, min(room, model.chunks - sum(y[hh] for hh in order[:j]), Dw))
             Dw -= y[h]
-        if Dw > 0:                                                 # lines 30-32
+        if Dw > 0:  # lines 30-32
             memo_t[(t, d)] = INF
             return INF
-        key_p = unit_prices(price_p[t], pdem)                      # line 33
+        key_p = unit_prices(price_p[t], pdem)  # line 33
         orderp = sorted(range(K), key=lambda k: key_p[k])
         Y = sum(y)
-        for j, k in enumerate(orderp):                             # lines 34-38
-            room = min(math.floor((capacity_p[k, r] - used_p[t, k, r]) / pdem[r] + _EPS)
-                       for r in range(len(pdem)) if pdem[r] > 0)
+        for j, k in enumerate(orderp):  # lines 34-38
+            room = min(
+                math.floor((capacity_p[k, r] - used_p[t, k, r]) / pdem[r] + _EPS)
+                for r in range(len(pdem))
+                if pdem[r] > 0
+            )
             placed = sum(z[kk] for kk in orderp[:j])
             z[k] = max(0, min(room, int(ps_needed(Y, model)) - placed, Y - placed))
-        if sum(z) < (model.worker_bw / model.ps_bw) * Y - _EPS:   # lines 39-41
+        if sum(z) < (model.worker_bw / model.ps_bw) * Y - _EPS:  # lines 39-41
             memo_t[(t, d)] = INF
             return INF
-        c = 0.0                                                    # line 42, in sorted order
+        c = 0.0  # line 42, in sorted order
         for h in order:
             c = c + key_w[h] * y[h]
         cz = 0.0
@@ -453,12 +493,12 @@ def dp_cost_literal(spec: JobSpec, T_i: int, D_i: int, capacity_w, capacity_p, u
         return memo_t[(t, d)]
 
     def dp(Ti: int, Di: int):
-        if Ti < a:                                                 # base case (note 1)
+        if Ti < a:  # base case (note 1)
             return (0.0, {}) if Di == 0 else (INF, {})
         if (Ti, Di) in memo:
             return memo[(Ti, Di)]
         min_cost, best = INF, {}
-        for d in range(Di + 1):                                    # lines 12-18
+        for d in range(Di + 1):  # lines 12-18
             ct = cost_t(Ti, d)
             c, l_prev = dp(Ti - 1, Di - d)
             if min_cost > ct + c:
@@ -511,8 +551,10 @@ class OASiS(BasePolicy):
     def reset(self, cluster: Cluster, rng) -> None:
         super().reset(cluster, rng)
         if self.prices is None:
-            raise ValueError("OASiS needs price parameters: OASiS(price_parameters(workload)) or "
-                             "OASiS.from_workload(workload)")
+            raise ValueError(
+                "OASiS needs price parameters: OASiS(price_parameters(workload)) or "
+                "OASiS.from_workload(workload)"
+            )
         self._wsrv = cluster.servers_for("worker")
         self._psrv = cluster.servers_for("ps")
         if len(self._wsrv) == 0 or len(self._psrv) == 0:
@@ -544,17 +586,37 @@ class OASiS(BasePolicy):
     def search(self, spec: JobSpec) -> BestSchedule:
         """Algorithm 2 for ``spec`` against the current prices, without committing anything."""
         c = self.cluster
-        return best_schedule(spec, self._T, self._cw, self._cp, self.g, self.v, self.p, self.q,
-                             self._wsrv, self._psrv, c.vector(spec.worker_demand), c.vector(spec.ps_demand))
+        return best_schedule(
+            spec,
+            self._T,
+            self._cw,
+            self._cp,
+            self.g,
+            self.v,
+            self.p,
+            self.q,
+            self._wsrv,
+            self._psrv,
+            c.vector(spec.worker_demand),
+            c.vector(spec.ps_demand),
+        )
 
     def state(self) -> dict[str, np.ndarray]:
         """Arrays of the current state: capacities, usage and prices (for checks)."""
-        return {"capacity_w": self._cw, "capacity_p": self._cp, "used_w": self.g, "used_p": self.v,
-                "price_w": self.p, "price_p": self.q}
+        return {
+            "capacity_w": self._cw,
+            "capacity_p": self._cp,
+            "used_w": self.g,
+            "used_p": self.v,
+            "price_w": self.p,
+            "price_p": self.q,
+        }
 
     def dual_objective(self) -> float:
         r"""(19): :math:`\sum_i\mu_i + \sum_{t,h,r} p_h^r(t) c_h^r + \sum_{t,k,r} q_k^r(t) c_k^r`."""
-        return float(sum(self.payoffs.values()) + np.sum(self.p * self._cw[None]) + np.sum(self.q * self._cp[None]))
+        return float(
+            sum(self.payoffs.values()) + np.sum(self.p * self._cw[None]) + np.sum(self.q * self._cp[None])
+        )
 
     def decide(self, t: int, view: ClusterView) -> Decision:
         if self._T is None:
@@ -563,24 +625,27 @@ class OASiS(BasePolicy):
             self._init_horizon(view.horizon)
         admit, reject, info = [], [], {}
         cluster = view.cluster
-        for v in view.pending():                                  # line 2: upon arrival
+        for v in view.pending():  # line 2: upon arrival
             spec = v.spec
             start = time.perf_counter()
             wd, pdem = cluster.vector(spec.worker_demand), cluster.vector(spec.ps_demand)
             dual_before = self.dual_objective()
-            best = self.search(spec)                               # line 3
-            if best.payoff > 0:                                    # line 4
-                admit.append(spec.job_id)                          # line 5
-                self._commit(spec.job_id, best, wd, pdem)          # lines 6-10
+            best = self.search(spec)  # line 3
+            if best.payoff > 0:  # line 4
+                admit.append(spec.job_id)  # line 5
+                self._commit(spec.job_id, best, wd, pdem)  # lines 6-10
                 self.payoffs[spec.job_id] = best.payoff
                 utility = float(spec.utility(best.completion - spec.arrival))
-                self.history.append({"job": spec.job_id, "primal": utility,
-                                     "dual": self.dual_objective() - dual_before})
+                self.history.append(
+                    {"job": spec.job_id, "primal": utility, "dual": self.dual_objective() - dual_before}
+                )
             else:
-                reject.append(spec.job_id)                         # line 13
+                reject.append(spec.job_id)  # line 13
             self.decision_seconds[spec.job_id] = time.perf_counter() - start
-            info[spec.job_id] = {"payoff": best.payoff,
-                                 "planned_completion": best.completion if best.completion is not None else math.nan}
+            info[spec.job_id] = {
+                "payoff": best.payoff,
+                "planned_completion": best.completion if best.completion is not None else math.nan,
+            }
         allocs = {j: plan[t] for j, plan in self.plans.items() if t in plan and j in view.jobs}
         allocs.update({j: self.plans[j][t] for j in admit if t in self.plans[j]})
         future = [s for j, plan in self.plans.items() if j in view.jobs or j in admit for s in plan if s > t]
@@ -593,9 +658,9 @@ class OASiS(BasePolicy):
         for t, p in best.placements.items():
             for s, c in p.workers:
                 h = wpos[s]
-                self.g[t, h] += c * wd                             # line 7
-                self.p[t, h] = self._params.worker_price(self.g[t, h], self._cw[h])   # line 8
+                self.g[t, h] += c * wd  # line 7
+                self.p[t, h] = self._params.worker_price(self.g[t, h], self._cw[h])  # line 8
             for s, c in p.ps:
                 k = ppos[s]
-                self.v[t, k] += c * pdem                           # line 9
-                self.q[t, k] = self._params.ps_price(self.v[t, k], self._cp[k])       # line 10
+                self.v[t, k] += c * pdem  # line 9
+                self.q[t, k] = self._params.ps_price(self.v[t, k], self._cp[k])  # line 10
