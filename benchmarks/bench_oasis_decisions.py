@@ -56,7 +56,7 @@ def literal_ratio(seed: int, n_jobs: int = 12, T: int = 12) -> tuple[float, floa
     wd, pd_ = c.vector(probe.worker_demand), c.vector(probe.ps_demand)
     D = probe.model.epochs * probe.model.chunks
     t0 = time.perf_counter()
-    best = pol.search(probe)
+    best = pol.search(probe, prune=False)
     fast = time.perf_counter() - t0
     t0 = time.perf_counter()
     for t_hat in range(probe.arrival, T):  # Algorithm 2 lines 2-8 with the literal DP

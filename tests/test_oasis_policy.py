@@ -37,7 +37,7 @@ def test_fast_path_equals_literal_dp_cost(seed):
     st = pol.state()
     c = wl.cluster
     wd, pd_ = c.vector(probe.worker_demand), c.vector(probe.ps_demand)
-    best = pol.search(probe)
+    best = pol.search(probe, prune=False)
     D = probe.model.epochs * probe.model.chunks
     for t_hat in range(probe.arrival, wl.horizon):
         cost, sched = dp_cost_literal(probe, t_hat, D, st["capacity_w"], st["capacity_p"], st["used_w"],
@@ -65,9 +65,9 @@ def test_checks_can_fail():
     wl = _instance(1, n_servers=2, T=4)
     probe = wl.jobs[0]
     pol = _loaded_policy(wl, probe)
-    honest = pol.search(probe)
+    honest = pol.search(probe, prune=False)
     assert honest.costs_by_completion is not None and np.isfinite(honest.costs_by_completion).any()
-    pol.search = lambda spec: replace(honest, costs_by_completion=honest.costs_by_completion * 0.9)
+    pol.search = lambda spec, prune=True: replace(honest, costs_by_completion=honest.costs_by_completion * 0.9)
     assert not checks.dp_cost_optimal(pol, probe).holds
 
 
@@ -149,3 +149,35 @@ def test_bad_input():
         price_parameters(other)
     with pytest.raises(ValueError, match="horizon"):
         price_parameters(Workload(wl.cluster, wl.jobs))
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_frontier_and_pruning_agree_with_exact(seed):
+    """The frontier DP gives the exact DP's costs for every completion slot; pruning never
+    changes the chosen schedule (payoff, completion slot, chunk-passes per slot)."""
+    wl = registry.make_workload("synthetic", seed=seed, model="oasis", n_jobs=12, n_servers=4,
+                                horizon=10, arrival_span=3)
+    others = Workload(wl.cluster, wl.jobs[1:], horizon=10)
+    pol = OASiS(price_parameters(wl))
+    simulate(others, pol, seed=0)
+    for spec in wl.jobs:
+        pol.method = "exact"
+        full, pruned = pol.search(spec, prune=False), pol.search(spec)
+        pol.method = "frontier"
+        ffull, fpruned = pol.search(spec, prune=False), pol.search(spec)
+        if full.costs_by_completion is not None:
+            np.testing.assert_allclose(ffull.costs_by_completion, full.costs_by_completion, rtol=1e-12)
+        for other in (pruned, ffull, fpruned):
+            assert other.payoff == pytest.approx(full.payoff, rel=1e-12, abs=1e-12)
+            assert other.completion == full.completion
+        assert pruned.chunks == full.chunks                  # exact path: identical schedule
+
+
+def test_paper_scale_horizon_with_underflowing_utilities():
+    """T = 300: time-critical jobs' utility at T underflows to 0 in floating point; the log-domain
+    prices keep L finite (ln L ~ -1e3) and OASiS runs."""
+    wl = registry.make_workload("oasis", seed=0, n_jobs=40, T=300, H=10, K=10)
+    params = price_parameters(wl)
+    assert params.l1 == 0.0 and math.isfinite(params.log_l1)
+    res = simulate(wl, OASiS(params), seed=0)
+    assert res.jobs["admitted"].sum() > 0

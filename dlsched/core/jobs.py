@@ -125,6 +125,12 @@ class Sigmoid:
             out = self.gamma1 / (1.0 + np.exp(self.gamma2 * (d - self.gamma3)))
         return float(out) if out.ndim == 0 else out
 
+    def log(self, duration):
+        r""":math:`\ln f(d)`, exact where ``f`` itself underflows to 0."""
+        d = np.asarray(duration, dtype=float)
+        out = math.log(self.gamma1) - np.logaddexp(0.0, self.gamma2 * (d - self.gamma3))
+        return float(out) if out.ndim == 0 else out
+
 
 @dataclass(frozen=True)
 class ConstantUtility:
@@ -144,6 +150,13 @@ class ConstantUtility:
     def __call__(self, duration):
         d = np.asarray(duration, dtype=float)
         out = np.full(d.shape, self.value)
+        return float(out) if out.ndim == 0 else out
+
+    def log(self, duration):
+        r""":math:`\ln f(d)` (``-inf`` when the value is 0)."""
+        d = np.asarray(duration, dtype=float)
+        with np.errstate(divide="ignore"):
+            out = np.full(d.shape, np.log(self.value))
         return float(out) if out.ndim == 0 else out
 
 

@@ -23,42 +23,72 @@ import numpy as np
 
 @dataclass(frozen=True)
 class ExponentialPrice:
-    """:math:`P(g) = L (U/L)^{g/c}` with ``0 < L <= U`` (OASiS (22), PD-ORS (12)).
+    r""":math:`P(g) = L (U/L)^{g/c}` with ``L <= U`` (OASiS (22), PD-ORS (12)), held in logs.
+
+    The parameters are stored as :math:`\ln L` and :math:`\ln U` because ``L`` can be far below the
+    smallest float: OASiS's (25) divides the smallest end-of-horizon utility, and a time-critical
+    sigmoid job's utility at ``T`` is about :math:`e^{-\gamma_2 (T - a - \gamma_3)}`, e.g.
+    :math:`e^{-1400}`. Prices are evaluated as :math:`\exp(\ln L + (g/c)\ln(U/L))`, so a price that
+    is truly below 1e-308 is 0.0 in floating point, and everything else is exact.
 
     Parameters
     ----------
-    lower : float
-        ``L``: the price at zero usage.
-    upper : float or array
-        ``U``: the price at full usage (one value per resource, broadcast against ``g``).
+    log_lower : float
+        :math:`\ln L` (finite).
+    log_upper : float or array
+        :math:`\ln U` per resource (>= ``log_lower``).
     """
 
-    lower: float
-    upper: float | np.ndarray
+    log_lower: float
+    log_upper: float | np.ndarray
 
     def __post_init__(self) -> None:
-        lo = float(self.lower)
-        up = np.asarray(self.upper, dtype=float)
-        if not math.isfinite(lo) or lo <= 0:
-            raise ValueError(f"price lower bound L must be finite and > 0, got {self.lower!r}")
-        if not np.all(np.isfinite(up)) or np.any(up < lo):
-            raise ValueError(f"price upper bound U must be finite and >= L={lo:g}, got {self.upper!r}")
-        object.__setattr__(self, "lower", lo)
+        lo = float(self.log_lower)
+        up = np.asarray(self.log_upper, dtype=float)
+        if not math.isfinite(lo):
+            raise ValueError(f"price lower bound ln L must be finite, got {self.log_lower!r}")
+        if not np.all(np.isfinite(up)) or np.any(up < lo - 1e-12):
+            raise ValueError(f"price upper bound ln U must be finite and >= ln L={lo:g}, got {self.log_upper!r}")
+        object.__setattr__(self, "log_lower", lo)
+
+    @classmethod
+    def of(cls, lower: float, upper) -> ExponentialPrice:
+        """From ``L > 0`` and ``U >= L`` given directly."""
+        if not (isinstance(lower, (int, float, np.floating)) and lower > 0 and math.isfinite(lower)):
+            raise ValueError(f"price lower bound L must be finite and > 0, got {lower!r}")
+        up = np.asarray(upper, dtype=float)
+        if np.any(up <= 0):
+            raise ValueError(f"price upper bound U must be > 0, got {upper!r}")
+        return cls(math.log(lower), np.log(up))
+
+    @property
+    def lower(self) -> float:
+        """``L`` (0.0 if it underflows)."""
+        return math.exp(self.log_lower)
+
+    @property
+    def upper(self) -> np.ndarray:
+        """``U``."""
+        return np.exp(np.asarray(self.log_upper, dtype=float))
 
     @property
     def log_ratio(self) -> np.ndarray:
-        """:math:`\\ln(U/L)`, the slope constant of Lemma 3 (alpha of Theorem 4)."""
-        return np.log(np.asarray(self.upper, dtype=float) / self.lower)
+        r""":math:`\ln(U/L)`, the slope constant of Lemma 3 (alpha of Theorem 4)."""
+        return np.asarray(self.log_upper, dtype=float) - self.log_lower
 
-    def __call__(self, used, capacity):
-        """Price at usage ``used`` of capacity ``capacity`` (arrays broadcast; capacity 0 gives U)."""
+    def log_price(self, used, capacity):
+        r""":math:`\ln P(g)` (capacity 0 counts as full usage)."""
         used = np.asarray(used, dtype=float)
         cap = np.asarray(capacity, dtype=float)
         frac = np.divide(used, cap, out=np.ones(np.broadcast(used, cap).shape), where=cap > 0)
-        return self.lower * np.exp(frac * self.log_ratio)
+        return self.log_lower + frac * self.log_ratio
+
+    def __call__(self, used, capacity):
+        """Price at usage ``used`` of capacity ``capacity`` (arrays broadcast)."""
+        return np.exp(self.log_price(used, capacity))
 
     def derivative(self, used, capacity):
-        """:math:`dP/dg = P \\ln(U/L) / c` (Lemma 3)."""
+        r""":math:`dP/dg = P \ln(U/L) / c` (Lemma 3)."""
         cap = np.asarray(capacity, dtype=float)
         return self(used, capacity) * self.log_ratio / cap
 

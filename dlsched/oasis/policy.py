@@ -46,6 +46,8 @@ from dlsched.core.schedule import Decision, Placement
 
 _EPS = 1e-9
 INF = math.inf
+EXACT_BUDGET = 2_000_000
+"""``method="auto"`` uses the exact chunk DP when S * (D + 1) * (d_max + 1) is at most this."""
 
 
 # ------------------------------------------------------------------------------ price parameters
@@ -53,44 +55,83 @@ INF = math.inf
 
 @dataclass(frozen=True)
 class PriceParameters:
-    r"""Parameters of the price functions (22): :math:`U_1^r, U_2^r` per resource, :math:`L_1, L_2`,
-    and the scaling factors :math:`\eta_1, \eta_2` used to compute ``L``."""
+    r"""Parameters of the price functions (22), kept as logarithms: :math:`\ln U_1^r, \ln U_2^r` per
+    resource, :math:`\ln L_1, \ln L_2`, and the scaling factors :math:`\eta_1, \eta_2`.
 
-    u1: np.ndarray
-    u2: np.ndarray
-    l1: float
-    l2: float
+    Logs, because (25)-(26) take the smallest end-of-horizon utility, which for a time-critical
+    sigmoid job (:math:`\gamma_2 pprox 5`) is about :math:`e^{-5(T - a - \gamma_3)}` and underflows
+    to 0 for T = 300 (see :class:`dlsched.core.pricing.ExponentialPrice`).
+    """
+
+    log_u1: np.ndarray
+    log_u2: np.ndarray
+    log_l1: float
+    log_l2: float
     eta1: float = 1.0
     eta2: float = 1.0
 
     def __post_init__(self) -> None:
-        for name in ("l1", "l2", "eta1", "eta2"):
+        for name in ("eta1", "eta2"):
             v = float(getattr(self, name))
             if not math.isfinite(v) or v <= 0:
                 raise ValueError(f"PriceParameters.{name} must be finite and > 0, got {v!r}")
             object.__setattr__(self, name, v)
-        for name, low in (("u1", self.l1), ("u2", self.l2)):
+        for name in ("log_l1", "log_l2"):
+            v = float(getattr(self, name))
+            if not math.isfinite(v):
+                raise ValueError(f"PriceParameters.{name} must be finite, got {v!r}")
+            object.__setattr__(self, name, v)
+        for name, low in (("log_u1", self.log_l1), ("log_u2", self.log_l2)):
             u = np.asarray(getattr(self, name), dtype=float)
-            if not np.all(np.isfinite(u)) or np.any(u < low * (1 - 1e-12)):
-                raise ValueError(f"PriceParameters.{name} must be finite and >= L={low:g}, got {u}")
+            if not np.all(np.isfinite(u)) or np.any(u < low - 1e-9):
+                raise ValueError(f"PriceParameters.{name} must be finite and >= ln L={low:g}, got {u}")
             u = np.maximum(u, low)
             u.setflags(write=False)
             object.__setattr__(self, name, u)
 
+    @classmethod
+    def of(cls, u1, u2, l1: float, l2: float, eta1: float = 1.0, eta2: float = 1.0) -> PriceParameters:
+        """From plain (positive) values of ``U`` and ``L``."""
+        for name, v in (("l1", l1), ("l2", l2)):
+            if not (math.isfinite(v) and v > 0):
+                raise ValueError(f"PriceParameters.{name} must be finite and > 0, got {v!r}")
+        return cls(np.log(np.asarray(u1, float)), np.log(np.asarray(u2, float)), math.log(l1),
+                   math.log(l2), eta1, eta2)
+
+    @property
+    def u1(self) -> np.ndarray:
+        """:math:`U_1^r`."""
+        return np.exp(self.log_u1)
+
+    @property
+    def u2(self) -> np.ndarray:
+        """:math:`U_2^r`."""
+        return np.exp(self.log_u2)
+
+    @property
+    def l1(self) -> float:
+        """:math:`L_1` (0.0 if it underflows)."""
+        return math.exp(self.log_l1)
+
+    @property
+    def l2(self) -> float:
+        """:math:`L_2` (0.0 if it underflows)."""
+        return math.exp(self.log_l2)
+
     @property
     def worker_price(self) -> ExponentialPrice:
         """:math:`P_h^r` of (22)."""
-        return ExponentialPrice(self.l1, self.u1)
+        return ExponentialPrice(self.log_l1, self.log_u1)
 
     @property
     def ps_price(self) -> ExponentialPrice:
         """:math:`Q_k^r` of (22)."""
-        return ExponentialPrice(self.l2, self.u2)
+        return ExponentialPrice(self.log_l2, self.log_u2)
 
     @property
     def alpha(self) -> float:
         r""":math:`\alpha = \max_r(1, \ln(U_1^r/L_1), \ln(U_2^r/L_2))` of Theorem 4."""
-        return float(max(1.0, np.max(np.log(self.u1 / self.l1)), np.max(np.log(self.u2 / self.l2))))
+        return float(max(1.0, np.max(self.log_u1 - self.log_l1), np.max(self.log_u2 - self.log_l2)))
 
     def scaled(self, u_scale: float = 1.0) -> PriceParameters:
         """Estimates with ``U`` multiplied by ``u_scale`` (so ``U/L`` scales by it; Fig. 6).
@@ -100,9 +141,9 @@ class PriceParameters:
         """
         if not math.isfinite(u_scale) or u_scale <= 0:
             raise ValueError(f"u_scale must be finite and > 0, got {u_scale!r}")
-        return replace(
-            self, u1=np.maximum(self.u1 * u_scale, self.l1), u2=np.maximum(self.u2 * u_scale, self.l2)
-        )
+        k = math.log(u_scale)
+        return replace(self, log_u1=np.maximum(self.log_u1 + k, self.log_l1),
+                       log_u2=np.maximum(self.log_u2 + k, self.log_l2))
 
 
 def _check_oasis_job(spec: JobSpec) -> OasisModel:
@@ -136,34 +177,36 @@ def price_parameters(workload: Workload, *, horizon: int | None = None) -> Price
     if len(wsrv) == 0 or len(psrv) == 0:
         raise ValueError("OASiS needs a cluster with worker servers and PS servers (Cluster.two_pools)")
     R = len(cluster.resources)
-    u1 = np.zeros(R)
-    u2 = np.zeros(R)
+    log_u1 = np.full(R, -INF)
+    log_u2 = np.full(R, -INF)
     inv_eta1 = inv_eta2 = 1.0
-    ratio1 = ratio2 = INF
+    log_ratio1 = log_ratio2 = INF
     cap_w = float(cluster.capacity[wsrv].sum())
     cap_p = float(cluster.capacity[psrv].sum())
+    if not workload.jobs:
+        raise ValueError("price_parameters needs at least one job")
     for spec in workload.jobs:
         m = _check_oasis_job(spec)
         w = cluster.vector(spec.worker_demand)
         s = cluster.vector(spec.ps_demand)
-        best = float(spec.utility(min_duration(m) - 1))
-        worst = float(spec.utility(max(0, T - 1 - spec.arrival)))
+        log_best = float(spec.utility.log(min_duration(m) - 1))
+        log_worst = float(spec.utility.log(max(0, T - 1 - spec.arrival)))
+        if not math.isfinite(log_worst):
+            raise ValueError(f"job {spec.job_id}: utility at the horizon is 0, so L (25)-(26) would be 0")
         work = math.ceil(m.epochs * m.chunks * m.minibatches * m.minibatch_time - _EPS)
         with np.errstate(divide="ignore"):
-            u1 = np.maximum(u1, np.where(w > 0, best / np.where(w > 0, w, 1), 0.0))
-            u2 = np.maximum(u2, np.where(s > 0, best / np.where(s > 0, s, 1), 0.0))
+            log_u1 = np.maximum(log_u1, np.where(w > 0, log_best - np.log(np.where(w > 0, w, 1)), -INF))
+            log_u2 = np.maximum(log_u2, np.where(s > 0, log_best - np.log(np.where(s > 0, s, 1)), -INF))
         inv_eta1 = min(inv_eta1, work * w.sum() / (T * cap_w))
         inv_eta2 = min(inv_eta2, work * s.sum() / (T * cap_p))
-        ratio1 = min(ratio1, worst / (work * w.sum()))
-        ratio2 = min(ratio2, worst / (work * s.sum()))
-    if not workload.jobs:
-        raise ValueError("price_parameters needs at least one job")
+        log_ratio1 = min(log_ratio1, log_worst - math.log(work * w.sum()))
+        log_ratio2 = min(log_ratio2, log_worst - math.log(work * s.sum()))
     eta1, eta2 = 1.0 / inv_eta1, 1.0 / inv_eta2
-    l1 = ratio1 / (4 * eta1)
-    l2 = ratio2 / (4 * eta2)
-    u1 = np.where(u1 > 0, u1, l1)
-    u2 = np.where(u2 > 0, u2, l2)
-    return PriceParameters(u1=np.maximum(u1, l1), u2=np.maximum(u2, l2), l1=l1, l2=l2, eta1=eta1, eta2=eta2)
+    log_l1 = log_ratio1 - math.log(4 * eta1)
+    log_l2 = log_ratio2 - math.log(4 * eta2)
+    log_u1 = np.where(np.isfinite(log_u1), np.maximum(log_u1, log_l1), log_l1)
+    log_u2 = np.where(np.isfinite(log_u2), np.maximum(log_u2, log_l2), log_l2)
+    return PriceParameters(log_u1, log_u2, log_l1, log_l2, eta1, eta2)
 
 
 # ------------------------------------------------------------------------------- Algorithm 2
@@ -217,11 +260,34 @@ class _Slots:
     """Per-slot data of one job's search (slots a..T-1)."""
 
     d_max: int
-    cost: np.ndarray  # (S, d_max + 1): COST_t(t, d)
+    by_workers: np.ndarray  # (S, N + 1): cost of W workers and their PS, W = 0..N (inf: infeasible)
+    chunks_of: np.ndarray  # (N + 1,): most chunk-passes W workers cover in a slot
     w_order: np.ndarray  # (S, H) sorted worker-server order
     w_caps: np.ndarray  # (S, H) caps in that order
     p_order: np.ndarray
     p_caps: np.ndarray
+    model: OasisModel
+
+    @property
+    def cost(self) -> np.ndarray:
+        """COST_t(t, d) for d = 0..d_max: (S, d_max + 1)."""
+        W = workers_needed(np.arange(self.d_max + 1), self.model)
+        out = self.by_workers[:, W]
+        out[:, 0] = 0.0  # note 3: COST_t(t, 0) = 0 with y = z = 0
+        return out
+
+
+def chunks_covered(workers: np.ndarray, model: OasisModel) -> np.ndarray:
+    """Largest ``d`` with ``workers_needed(d) <= W``, for each worker count ``W`` (line 24 inverted)."""
+    W = np.asarray(workers, dtype=np.int64)
+    q = model.minibatches * model.minibatch_time
+    d = np.floor((W + _EPS) / q).astype(np.int64)
+    for _ in range(3):  # float guard: exact agreement with workers_needed
+        up = workers_needed(d + 1, model) <= W
+        d = d + up
+        down = (d > 0) & (workers_needed(d, model) > W)
+        d = d - down
+    return d
 
 
 def cost_table(
@@ -233,28 +299,27 @@ def cost_table(
     wcap: np.ndarray,
     pcap: np.ndarray,
 ) -> _Slots:
-    """COST_t(t, d) for all slots of the window and all ``d = 0..d_max`` (lines 21-44).
+    """COST_t for every slot of the window (lines 21-44), per worker count ``W = 0..N_i``.
 
     ``wprice``/``pprice`` are the price arrays (S, H, R)/(S, K, R) of the window and ``wcap``/
-    ``pcap`` the per-(slot, server) unit caps (30)/(31).
+    ``pcap`` the per-(slot, server) unit caps (30)/(31). ``COST_t(t, d)`` is the entry of
+    ``W = ceil(d M_i (tau_i + 2 e_i/b_i))`` (:attr:`_Slots.cost`).
     """
     N = model.chunks
     q = model.minibatches * model.minibatch_time
     d_max = int(math.floor(N / q + _EPS)) if q > 0 else 0
     while d_max > 0 and workers_needed(d_max, model) > N:
         d_max -= 1
-    d = np.arange(d_max + 1)
-    W = workers_needed(d, model)
+    W = np.arange(N + 1)
     Z = ps_needed(W, model)
     uw = unit_prices(wprice, wdem)
     up = unit_prices(pprice, pdem)
-    wc, w_order, w_caps = _greedy_cost(uw, wcap, np.unique(W), N)
-    pc, p_order, p_caps = _greedy_cost(up, pcap, np.unique(Z), int(ps_needed(N, model)))
-    wi = np.searchsorted(np.unique(W), W)
-    pi = np.searchsorted(np.unique(Z), Z)
-    cost = wc[:, wi] + pc[:, pi]
-    cost[:, 0] = 0.0  # note 3: COST_t(t, 0) = 0 with y = z = 0
-    return _Slots(d_max, cost, w_order, w_caps, p_order, p_caps)
+    wc, w_order, w_caps = _greedy_cost(uw, wcap, W, N)
+    zs = np.unique(Z)
+    pc, p_order, p_caps = _greedy_cost(up, pcap, zs, int(ps_needed(N, model)))
+    by_workers = wc + pc[:, np.searchsorted(zs, Z)]
+    by_workers[:, 0] = 0.0
+    return _Slots(d_max, by_workers, chunks_covered(W, model), w_order, w_caps, p_order, p_caps, model)
 
 
 @dataclass(frozen=True)
@@ -282,6 +347,8 @@ def best_schedule(
     ps_servers: np.ndarray,
     demand_w: np.ndarray,
     demand_p: np.ndarray,
+    method: str = "auto",
+    prune: bool = True,
 ) -> BestSchedule:
     r"""Algorithm 2: the schedule maximizing (27) for job ``spec`` and its payoff :math:`\mu_i`.
 
@@ -301,6 +368,21 @@ def best_schedule(
         Cluster indices of the H worker and K PS servers (for the returned placements).
     demand_w, demand_p : numpy.ndarray
         :math:`w_i^r`, :math:`s_i^r`.
+    method : {"auto", "exact", "frontier"}
+        How DP_COST is evaluated. ``"exact"``: the bottom-up DP over chunk-passes, ``d'`` from 0
+        to ``d_max`` per slot; it reproduces the literal recursion's schedule, tie-breaks included,
+        and costs O(S D d_max). ``"frontier"``: the same minimum cost through the Pareto frontier of
+        (chunk-passes covered, cost) over worker counts ``W = 0..N_i`` per slot, O(S F N_i) for a
+        frontier of F points; used when chunks are short against a slot (``d_max`` in the
+        thousands); among equal-cost schedules it may pick another one than the literal
+        recursion. ``"auto"`` picks exact when S D d_max <= 2e6.
+    prune : bool, default True
+        Skip work that cannot change the answer: stop enumerating completion slots once
+        :math:`f_i(\hat t_i - a_i)` is no more than the best payoff found (``f`` is non-increasing and
+        costs are >= 0), and drop partial schedules whose cost already reaches
+        :math:`f_i(t - a_i)` minus the best payoff (costs only grow). The returned schedule is the
+        same; ``costs_by_completion`` then holds NaN for slots not evaluated (checks use
+        ``prune=False``).
 
     Returns
     -------
@@ -319,22 +401,21 @@ def best_schedule(
     dmax = slots.d_max
     if dmax == 0 or dmax * S < D:
         return BestSchedule(0.0, None, INF)
-    acc, choices, lo_list = _dp(slots.cost, D, dmax)
-    totals = np.array(
-        [
-            a_[-1] if a_ is not None and len(a_) and lo + len(a_) - 1 == D else INF
-            for a_, lo in zip(acc, lo_list, strict=False)
-        ]
-    )
-    util = np.asarray(spec.utility(np.arange(S)), dtype=float)
-    payoff = util - totals
-    best_mu, best_k = 0.0, None
-    for k in range(S):  # lines 2-8, strict '>' (line 5)
-        if payoff[k] > best_mu:
-            best_mu, best_k = float(payoff[k]), k
+    if method not in ("auto", "exact", "frontier"):
+        raise ValueError(f"method must be 'auto', 'exact' or 'frontier', got {method!r}")
+    exact = method == "exact" or (method == "auto" and S * (D + 1) * (dmax + 1) <= EXACT_BUDGET)
+    track = _Tracker(np.asarray(spec.utility(np.arange(S)), dtype=float), prune)
+    if exact:
+        choices, lo_list = _dp(slots.cost, D, dmax, track)
+    else:
+        back = _frontier(slots.by_workers, slots.chunks_of, D, track)
+    totals, best_mu, best_k = track.totals, track.best_mu, track.best_k
     if best_k is None:
         return BestSchedule(0.0, None, INF, costs_by_completion=totals)
-    chunks = _backtrack(choices, lo_list, best_k, D)
+    if exact:
+        chunks = _backtrack(choices, lo_list, best_k, D)
+    else:
+        chunks = _frontier_chunks(back, best_k, slots.chunks_of, D)
     placements = {}
     for k, d in chunks.items():
         W = int(workers_needed(d, model))
@@ -347,41 +428,71 @@ def best_schedule(
     )
 
 
-def _dp(cost: np.ndarray, D: int, dmax: int):
+class _Tracker:
+    """Algorithm 2 lines 2-8 run alongside the DP: payoff per completion slot, the best one
+    (strict ``>``, so ties keep the earliest slot), and the exact pruning bounds."""
+
+    def __init__(self, util: np.ndarray, prune: bool) -> None:
+        self.util = util
+        self.prune = prune
+        self.totals = np.full(len(util), INF)
+        self.best_mu = 0.0
+        self.best_k: int | None = None
+
+    def stop(self, k: int) -> bool:
+        """True when no completion at slot >= k can beat the best payoff (those slots' totals
+        become NaN: not evaluated)."""
+        if self.prune and self.util[k] <= self.best_mu:
+            self.totals[k:] = np.nan
+            return True
+        return False
+
+    def limit(self, k: int) -> float:
+        """Partial schedules costing at least this cannot lead to a better payoff."""
+        return self.util[k] - self.best_mu if self.prune else INF
+
+    def record(self, k: int, total: float) -> None:
+        self.totals[k] = total
+        payoff = self.util[k] - total
+        if payoff > self.best_mu:  # line 5
+            self.best_mu, self.best_k = float(payoff), k
+
+
+def _dp(cost: np.ndarray, D: int, dmax: int, track: _Tracker):
     """Bottom-up DP_COST over the window (App. B), keeping only reachable, useful states.
 
-    Returns per slot ``k`` the array ``acc[k][d - lo[k]] = cost(a + k, d)`` for ``d`` in
-    ``lo[k]..hi[k]``, and the argmin ``d'`` of slot ``k`` for each state.
+    Keeps per slot ``k`` the states ``d`` in ``lo[k]..hi[k]`` and the argmin ``d'`` of each; the
+    cost of covering ``D`` by slot ``k`` goes to the tracker.
     """
     S = cost.shape[0]
-    accs, choices, los = [], [], []
+    choices, los = [], []
     prev, plo = None, 0
     for k in range(S):
+        if track.stop(k):
+            break
         lo = max(0, D - (S - 1 - k) * dmax)  # must still reach D by the last slot
         hi = min(D, (k + 1) * dmax)
         if lo > hi:
-            accs.append(None), choices.append(None), los.append(lo)
+            choices.append(None)
+            los.append(lo)
             prev = None
             continue
         c = cost[k]
         n = hi - lo + 1
+        new = np.full(n, INF)
+        ch = np.zeros(n, dtype=np.int32)
         if prev is None:  # base case: cost(a, d) = cost_t(a, d)
-            new = np.full(n, INF)
-            ch = np.zeros(n, dtype=np.int32)
             top = min(hi, dmax)
             if top >= lo:
                 new[: top - lo + 1] = c[lo : top + 1]
                 ch[: top - lo + 1] = np.arange(lo, top + 1)
         else:
             phi = plo + len(prev) - 1
-            new = np.full(n, INF)
-            ch = np.zeros(n, dtype=np.int32)
             for dp in range(0, dmax + 1):  # ascending d', strict '<' (line 15)
                 cd = c[dp]
                 if not math.isfinite(cd):
                     continue
-                # states d with d - dp in [plo, phi] and d in [lo, hi]
-                d0 = max(lo, plo + dp)
+                d0 = max(lo, plo + dp)  # states d with d - dp in [plo, phi] and d in [lo, hi]
                 d1 = min(hi, phi + dp)
                 if d0 > d1:
                     continue
@@ -391,9 +502,76 @@ def _dp(cost: np.ndarray, D: int, dmax: int):
                 if better.any():
                     tgt[better] = cand[better]
                     ch[d0 - lo : d1 - lo + 1][better] = dp
-        accs.append(new), choices.append(ch), los.append(lo)
+        if hi == D:
+            track.record(k, float(new[-1]))
+        new[new >= track.limit(k)] = INF
+        choices.append(ch)
+        los.append(lo)
         prev, plo = new, lo
-    return accs, choices, los
+    return choices, los
+
+
+def _frontier(by_workers: np.ndarray, chunks_of: np.ndarray, D: int, track: _Tracker):
+    """DP_COST through Pareto frontiers of (chunk-passes covered, cost), slot by slot.
+
+    ``F_k(x)`` = least cost of covering at least ``x`` chunk-passes in slots ``0..k``; it equals
+    the exact-composition minimum of App. B because COST_t is non-decreasing in ``d`` (a cover
+    of more than ``D`` can be trimmed to exactly ``D`` at no extra cost). A slot's options are the
+    worker counts ``W`` with a finite cost, each covering ``chunks_of[W]`` (capped at ``D``);
+    only the cheapest ``W`` per coverage is kept, and points that cannot reach ``D`` in the slots
+    left or cannot lead to a better payoff are dropped. Costs of covering ``D`` go to the tracker;
+    returns back-pointers ``(previous point, W)`` per slot.
+    """
+    S = by_workers.shape[0]
+    x = np.zeros(1, dtype=np.int64)
+    c = np.zeros(1)
+    back = []
+    cover = np.minimum(chunks_of, D)
+    for k in range(S):
+        if track.stop(k) or len(x) == 0:
+            break
+        h = by_workers[k]
+        Wok = np.flatnonzero(np.isfinite(h))
+        kk, first = np.unique(cover[Wok], return_index=True)  # smallest W per coverage
+        Wopt, hopt = Wok[first], h[Wok[first]]
+        m, p = len(x), len(Wopt)
+        X = np.minimum(D, x[:, None] + kk[None, :]).ravel()
+        C = (c[:, None] + hopt[None, :]).ravel()
+        P = np.repeat(np.arange(m), p)
+        Wi = np.tile(Wopt, m)
+        useful = (C < track.limit(k)) & (X >= D - (S - 1 - k) * int(cover[-1]))
+        X, C, P, Wi = X[useful], C[useful], P[useful], Wi[useful]
+        order = np.lexsort((Wi, P, C, X))
+        X, C, P, Wi = X[order], C[order], P[order], Wi[order]
+        first = np.ones(len(X), dtype=bool)
+        first[1:] = X[1:] != X[:-1]
+        X, C, P, Wi = X[first], C[first], P[first], Wi[first]
+        keep = np.ones(len(C), dtype=bool)
+        if len(C) > 1:
+            suffix = np.minimum.accumulate(C[::-1])[::-1]
+            keep[:-1] = C[:-1] < suffix[1:]
+        x, c = X[keep], C[keep]
+        back.append((P[keep], Wi[keep]))
+        track.record(k, float(c[-1]) if len(x) and x[-1] == D else INF)
+    return back
+
+
+def _frontier_chunks(back, k_end: int, chunks_of: np.ndarray, D: int) -> dict[int, int]:
+    """Worker counts from the frontier's back-pointers, turned into chunk-passes per slot summing
+    to exactly ``D`` (the surplus trimmed from the earliest slots, which never raises the cost)."""
+    idx = len(back[k_end][0]) - 1
+    W = {}
+    for k in range(k_end, -1, -1):
+        P, Wi = back[k]
+        W[k] = int(Wi[idx])
+        idx = int(P[idx])
+    d = {k: int(chunks_of[w]) for k, w in sorted(W.items())}
+    surplus = sum(d.values()) - D
+    for k in sorted(d):
+        cut = min(surplus, d[k])
+        d[k] -= cut
+        surplus -= cut
+    return {k: v for k, v in d.items() if v > 0}
 
 
 def _backtrack(choices, los, k_end: int, D: int) -> dict[int, int]:
@@ -535,13 +713,25 @@ class OASiS(BasePolicy):
 
     name: ClassVar[str] = "oasis"
 
-    def __init__(self, prices: PriceParameters | None = None, u_scale: float = 1.0):
+    def __init__(
+        self,
+        prices: PriceParameters | None = None,
+        u_scale: float = 1.0,
+        record_prices: bool = False,
+        method: str = "auto",
+    ):
         if prices is not None and not isinstance(prices, PriceParameters):
             raise TypeError(f"oasis.prices must be PriceParameters, got {type(prices).__name__}")
         if not isinstance(u_scale, (int, float)) or not math.isfinite(u_scale) or u_scale <= 0:
             raise ValueError(f"oasis.u_scale must be a finite number > 0, got {u_scale!r}")
         self.prices = prices
         self.u_scale = float(u_scale)
+        if not isinstance(record_prices, bool):
+            raise ValueError(f"oasis.record_prices must be a bool, got {record_prices!r}")
+        self.record_prices = record_prices
+        if method not in ("auto", "exact", "frontier"):
+            raise ValueError(f"oasis.method must be 'auto', 'exact' or 'frontier', got {method!r}")
+        self.method = method
 
     @classmethod
     def from_workload(cls, workload: Workload, **params) -> OASiS:
@@ -567,6 +757,7 @@ class OASiS(BasePolicy):
         self.payoffs: dict[int, float] = {}
         self.decision_seconds: dict[int, float] = {}
         self.history: list[dict[str, float]] = []
+        self.price_snapshots: list[np.ndarray] = []
 
     def _init_horizon(self, T: int) -> None:
         R = len(self.cluster.resources)
@@ -583,8 +774,9 @@ class OASiS(BasePolicy):
         self._init_horizon(int(T))
         return self
 
-    def search(self, spec: JobSpec) -> BestSchedule:
-        """Algorithm 2 for ``spec`` against the current prices, without committing anything."""
+    def search(self, spec: JobSpec, prune: bool = True) -> BestSchedule:
+        """Algorithm 2 for ``spec`` against the current prices, without committing anything
+        (``prune=False`` evaluates every completion slot, for checks)."""
         c = self.cluster
         return best_schedule(
             spec,
@@ -599,6 +791,8 @@ class OASiS(BasePolicy):
             self._psrv,
             c.vector(spec.worker_demand),
             c.vector(spec.ps_demand),
+            self.method,
+            prune,
         )
 
     def state(self) -> dict[str, np.ndarray]:
@@ -611,6 +805,15 @@ class OASiS(BasePolicy):
             "price_w": self.p,
             "price_p": self.q,
         }
+
+    def mean_log_price(self) -> np.ndarray:
+        r"""Per slot, the mean over worker servers and resources of :math:`\ln p_h^r(t)`, computed
+        from the allocations (exact even where the price itself underflows).
+
+        With ``record_prices=True`` a snapshot is kept after every admission
+        (:attr:`price_snapshots`), for drawing how prices rise as jobs arrive.
+        """
+        return np.mean(self._params.worker_price.log_price(self.g, self._cw[None]), axis=(1, 2))
 
     def dual_objective(self) -> float:
         r"""(19): :math:`\sum_i\mu_i + \sum_{t,h,r} p_h^r(t) c_h^r + \sum_{t,k,r} q_k^r(t) c_k^r`."""
@@ -636,6 +839,8 @@ class OASiS(BasePolicy):
                 self._commit(spec.job_id, best, wd, pdem)  # lines 6-10
                 self.payoffs[spec.job_id] = best.payoff
                 utility = float(spec.utility(best.completion - spec.arrival))
+                if self.record_prices:
+                    self.price_snapshots.append(self.mean_log_price())
                 self.history.append(
                     {"job": spec.job_id, "primal": utility, "dual": self.dual_objective() - dual_before}
                 )
