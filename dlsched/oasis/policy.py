@@ -47,6 +47,8 @@ from dlsched.core.schedule import Decision, Placement
 _EPS = 1e-9
 INF = math.inf
 EXACT_BUDGET = 2_000_000
+DENSE_SWITCH = 60_000
+"""The frontier DP switches to a dense array once a step combines more candidates than this."""
 """``method="auto"`` uses the exact chunk DP when S * (D + 1) * (d_max + 1) is at most this."""
 
 
@@ -519,21 +521,45 @@ def _frontier(by_workers: np.ndarray, chunks_of: np.ndarray, D: int, track: _Tra
     of more than ``D`` can be trimmed to exactly ``D`` at no extra cost). A slot's options are the
     worker counts ``W`` with a finite cost, each covering ``chunks_of[W]`` (capped at ``D``);
     only the cheapest ``W`` per coverage is kept, and points that cannot reach ``D`` in the slots
-    left or cannot lead to a better payoff are dropped. Costs of covering ``D`` go to the tracker;
-    returns back-pointers ``(previous point, W)`` per slot.
+    left or cannot lead to a better payoff are dropped.
+
+    While the frontier is small it is kept as sorted points (sparse); once a step would combine
+    more than :data:`DENSE_SWITCH` candidates, ``F`` becomes a dense array over ``x = 0..D`` and
+    each option is one vectorized shifted minimum. Costs of covering ``D`` go to the tracker;
+    returns per-slot back-pointers for :func:`_frontier_chunks`.
     """
     S = by_workers.shape[0]
     x = np.zeros(1, dtype=np.int64)
     c = np.zeros(1)
-    back = []
+    dense: np.ndarray | None = None
+    back: list[tuple] = []
     cover = np.minimum(chunks_of, D)
     for k in range(S):
-        if track.stop(k) or len(x) == 0:
+        if track.stop(k) or (dense is None and len(x) == 0):
             break
         h = by_workers[k]
         Wok = np.flatnonzero(np.isfinite(h))
         kk, first = np.unique(cover[Wok], return_index=True)  # smallest W per coverage
         Wopt, hopt = Wok[first], h[Wok[first]]
+        if dense is None and len(x) * len(Wopt) > DENSE_SWITCH:
+            idx = np.searchsorted(x, np.arange(D + 1), side="left")
+            dense = np.where(idx < len(x), c[np.minimum(idx, len(x) - 1)], INF)
+        if dense is not None:
+            new = np.full(D + 1, INF)
+            choice = np.full(D + 1, -1, dtype=np.int64)
+            for w, kw, hw in zip(Wopt, kk, hopt, strict=True):  # ascending W: ties keep the smaller
+                cand = np.empty(D + 1)
+                cand[:kw] = dense[0] + hw
+                cand[kw:] = dense[: D + 1 - kw] + hw
+                better = cand < new
+                new[better] = cand[better]
+                choice[better] = w
+            record = float(new[D])
+            new[new >= track.limit(k)] = INF
+            back.append(("dense", choice, None if back and back[-1][0] == "dense" else x))
+            dense = new
+            track.record(k, record)
+            continue
         m, p = len(x), len(Wopt)
         X = np.minimum(D, x[:, None] + kk[None, :]).ravel()
         C = (c[:, None] + hopt[None, :]).ravel()
@@ -551,7 +577,7 @@ def _frontier(by_workers: np.ndarray, chunks_of: np.ndarray, D: int, track: _Tra
             suffix = np.minimum.accumulate(C[::-1])[::-1]
             keep[:-1] = C[:-1] < suffix[1:]
         x, c = X[keep], C[keep]
-        back.append((P[keep], Wi[keep]))
+        back.append(("sparse", P[keep], Wi[keep], x))
         track.record(k, float(c[-1]) if len(x) and x[-1] == D else INF)
     return back
 
@@ -559,12 +585,21 @@ def _frontier(by_workers: np.ndarray, chunks_of: np.ndarray, D: int, track: _Tra
 def _frontier_chunks(back, k_end: int, chunks_of: np.ndarray, D: int) -> dict[int, int]:
     """Worker counts from the frontier's back-pointers, turned into chunk-passes per slot summing
     to exactly ``D`` (the surplus trimmed from the earliest slots, which never raises the cost)."""
-    idx = len(back[k_end][0]) - 1
+    cover = np.minimum(chunks_of, D)
     W = {}
+    pos = D if back[k_end][0] == "dense" else len(back[k_end][1]) - 1  # coverage or point index
     for k in range(k_end, -1, -1):
-        P, Wi = back[k]
-        W[k] = int(Wi[idx])
-        idx = int(P[idx])
+        entry = back[k]
+        if entry[0] == "dense":
+            w = int(entry[1][pos])
+            W[k] = w
+            pos = max(0, pos - int(cover[w]))  # coverage still needed before slot k
+            if entry[2] is not None:  # previous slot is sparse: first point covering >= pos
+                pos = int(np.searchsorted(entry[2], pos, side="left"))
+        else:
+            _, P, Wi, _ = entry
+            W[k] = int(Wi[pos])
+            pos = int(P[pos])
     d = {k: int(chunks_of[w]) for k, w in sorted(W.items())}
     surplus = sum(d.values()) - D
     for k in sorted(d):
