@@ -38,6 +38,13 @@ def test_every_workload_resolves(name):
 
 @pytest.mark.parametrize("name", ["synthetic", "philly", "itp", "philly_like"])
 def test_general_workloads_build(name):
+    if name in ("philly", "itp"):
+        from dlsched import traces
+
+        try:
+            traces.data_dir()
+        except FileNotFoundError:
+            pytest.skip("real traces not available (set DLSCHED_DATA_DIR)")
     wl = registry.make_workload(name, seed=0, n_jobs=5)
     assert isinstance(wl, Workload)
     assert len(wl.jobs) == 5
