@@ -228,18 +228,19 @@ def test_optimus_placement_aware_transfer_term():
 )
 def test_optimus_fig10_placements(placement, units):
     # Fig. 10: 2 PS + 4 workers, all bandwidths 1, 1 unit per PS-worker pair: S/p = 1 -> S = 2.
-    # Only the transfer term is non-zero; step_time = 2 (push + pull) x appendix max.
+    # Only the transfer term and a fixed backward time of 1 are non-zero (a model whose step time
+    # can vanish is rejected); step_time = 1 + 2 (push + pull) x appendix max.
     m = OptimusModel(
         "sync",
         total_steps=1,
         batch=4,
         t_forward=0,
-        t_back=0,
+        t_back=1.0,
         model_size=2.0,
         ps_bw=1.0,
         worker_bw=1.0,
     )
-    assert m.step_time(2, 4, placement) == pytest.approx(2 * units)
+    assert m.step_time(2, 4, placement) == pytest.approx(1.0 + 2 * units)
 
 
 def test_optimus_work_and_interface():
@@ -592,7 +593,7 @@ C2 = Cluster.homogeneous(2, {"gpu": 2})
         (
             (JobSpec(0, 0, OAS, {"gpu": 1}, {"gpu": 3}),),
             {},
-            r"job 0 can never run: a PS of demand \{'gpu': 3.0\} fits on no PS server",
+            r"job 0 can never run: 1 worker\(s\) of demand .* and 1 PS of demand \{'gpu': 3.0\} do not fit",
         ),
         (
             (JobSpec(0, 0, LIN, {"gpu": 1}, transfer_delay=(1, 2, 3)),),

@@ -9,7 +9,8 @@ until no job can grow (its model's ``max_workers`` or the policy's cap reached, 
 A job whose first step is a gang (``model.min_workers`` > 1) receives the whole gang at once.
 
 Jobs whose model is not elastic (A_online (2c)-(2d), rigid trace jobs) keep their allocation while
-they run; elastic jobs are re-placed, preferring the servers they were on, so a job whose counts do
+they run; elastic jobs are re-placed, preferring the servers they were on, and the round-robin
+tasks of other jobs keep off those servers while there is room elsewhere, so a job whose counts do
 not change does not move.
 """
 
@@ -51,7 +52,7 @@ class DRF(BasePolicy):
         caps = [c for c in (self.max_workers, spec.model.max_workers) if c is not None]
         if not caps and spec.requested_workers is not None and not spec.model.elastic:
             caps.append(spec.requested_workers)
-        return min(caps) if caps else None
+        return max(min(caps), spec.model.min_workers) if caps else None  # a gang is never capped away
 
     def decide(self, t: int, view: ClusterView) -> Decision:
         cluster = view.cluster
@@ -93,6 +94,11 @@ class DRF(BasePolicy):
                 "prev_p": dict(v.placement.ps),
             }
             heapq.heappush(heap, (0.0, order, v.job_id))
+        # capacity held for the previous placements of elastic jobs, so that another job's
+        # round-robin task does not take a server a job would stay on (fewer migrations)
+        reserved = np.zeros_like(free)
+        for st in state.values():
+            reserved += _held(cluster, st)
         while heap:
             _, order, j = heapq.heappop(heap)
             st = state[j]
@@ -100,24 +106,33 @@ class DRF(BasePolicy):
             model = spec.model
             cap = self._cap(spec)
             step = model.min_workers if st["w"] == 0 else 1
+            own = _held(cluster, st)
             if cap is not None and st["w"] + step > cap:
+                reserved -= own
                 continue
             dp = model.ps_for(st["w"] + step) - model.ps_for(st["w"])
             wd = cluster.vector(spec.worker_demand)
             pd_ = cluster.vector(spec.ps_demand)
             mask = reachable(spec, cluster, t)
-            snapshot = free.copy()
-            w_new = self._placer.place(free, wd, step, "worker", mask, _left(st["prev_w"], st["workers"]))
-            p_new = None
-            if w_new is not None:
-                p_new = self._placer.place(free, pd_, dp, "ps", mask, _left(st["prev_p"], st["ps"]))
-            if w_new is None or p_new is None:
+            w_new = p_new = None
+            for keep in (reserved - own, None):  # first respect the others' servers, then not
+                snapshot = free.copy()
+                w_new = self._placer.place(free, wd, step, "worker", mask,
+                                           _left(st["prev_w"], st["workers"]), keep)
+                p_new = None
+                if w_new is not None:
+                    p_new = self._placer.place(free, pd_, dp, "ps", mask, _left(st["prev_p"], st["ps"]), keep)
+                if w_new is not None and p_new is not None:
+                    break
                 free[:] = snapshot
+            if w_new is None or p_new is None:
+                reserved -= own
                 continue
             for s, c in w_new.items():
                 st["workers"][s] = st["workers"].get(s, 0) + c
             for s, c in p_new.items():
                 st["ps"][s] = st["ps"].get(s, 0) + c
+            reserved -= own - _held(cluster, st)
             st["w"] += step
             st["p"] += dp
             use = st["w"] * wd + st["p"] * pd_
@@ -127,6 +142,18 @@ class DRF(BasePolicy):
             if st["w"] > 0:
                 allocs[j] = Placement.of(st["workers"], st["ps"])
         return Decision(allocs, admit=admit, wakeup=min(wakeups) if wakeups else None)
+
+
+def _held(cluster, st) -> np.ndarray:
+    """Resources of a job's previous placement it has not re-used yet this round."""
+    spec = st["v"].spec
+    out = np.zeros_like(cluster.capacity)
+    wd, pd_ = cluster.vector(spec.worker_demand), cluster.vector(spec.ps_demand)
+    for s, c in _left(st["prev_w"], st["workers"]).items():
+        out[s] += c * wd
+    for s, c in _left(st["prev_p"], st["ps"]).items():
+        out[s] += c * pd_
+    return out
 
 
 def _left(previous: dict[int, int], placed: dict[int, int]) -> dict[int, int]:

@@ -96,6 +96,11 @@ class FIFO(BasePolicy):
             spec = v.spec
             w, p = self._counts_for(spec)
             placement = self._placer.place_job(spec, w, p, free, t)
+            if placement is None and not allocs:
+                # the counts were checked from a fresh round-robin pointer on the empty cluster;
+                # retry from there so a job that fits alone can never block the queue forever
+                self._placer.reset_pointers()
+                placement = self._placer.place_job(spec, w, p, free, t)
             if placement is not None:
                 allocs[v.job_id] = placement
                 continue

@@ -535,6 +535,11 @@ class OptimusModel(JobModel):
         )
         if self.loss is not None and not isinstance(self.loss, LossCurve):
             raise TypeError(f"OptimusModel.loss must be a LossCurve or None, got {type(self.loss).__name__}")
+        if self.t_forward + self.t_back + self.t_update + self.delta + self.delta_ps <= 0:
+            raise ValueError(
+                "OptimusModel: t_forward, t_back, t_update, delta and delta_ps are all 0, so a step on "
+                f"one server would take no time (t_forward={self.t_forward}, t_back={self.t_back})"
+            )
 
     @property
     def total_work(self) -> float:
@@ -841,38 +846,44 @@ class Workload:
 
 
 def _check_fits(cluster: Cluster, spec: JobSpec) -> None:
+    """Raise if the job's minimum workers and the PS they need fit nowhere on the empty cluster.
+
+    Tasks are placed one at a time, round robin (the baselines' placement), workers then PS and,
+    if that fails, PS then workers; a job that fits neither way is rejected at construction.
+    """
     j = spec.job_id
     wd = cluster.vector(spec.worker_demand, f"job {j}: worker_demand")
     pd_ = cluster.vector(spec.ps_demand, f"job {j}: ps_demand")
     spec.delays(cluster)
-    hard = cluster.hard
-    wsrv = cluster.servers_for("worker")
-    per_server = (
-        np.floor(
-            np.min(
-                np.where(
-                    wd[hard] > 0,
-                    cluster.capacity[wsrv][:, hard] / np.where(wd[hard] > 0, wd[hard], 1),
-                    np.inf,
-                ),
-                axis=1,
-                initial=np.inf,
-            )
-            + 1e-9
-        )
-        if len(wsrv)
-        else np.zeros(0)
+    need_w = spec.model.min_workers
+    need_p = spec.model.ps_for(need_w) if spec.model.needs_ps else 0
+    for order in (("worker", "ps"), ("ps", "worker")):
+        free = cluster.capacity.copy()
+        ok = True
+        for role in order:
+            demand, count = (wd, need_w) if role == "worker" else (pd_, need_p)
+            if not _round_robin_fill(cluster, free, demand, count, role):
+                ok = False
+                break
+        if ok:
+            return
+    raise ValueError(
+        f"job {j} can never run: {need_w} worker(s) of demand {dict(spec.worker_demand)}"
+        + (f" and {need_p} PS of demand {dict(spec.ps_demand)}" if need_p else "")
+        + " do not fit on the empty cluster"
     )
-    need = spec.model.min_workers
-    if per_server.size == 0 or np.minimum(per_server, need).sum() < need:
-        raise ValueError(
-            f"job {j} can never run: {need} worker(s) of demand {dict(spec.worker_demand)} "
-            f"do not fit on the cluster's worker servers"
-        )
-    if spec.model.needs_ps:
-        psrv = cluster.servers_for("ps")
-        ok = [np.all(pd_[hard] <= cluster.capacity[k][hard] + 1e-9) for k in psrv]
-        if not any(ok):
-            raise ValueError(
-                f"job {j} can never run: a PS of demand {dict(spec.ps_demand)} fits on no PS server"
-            )
+
+
+def _round_robin_fill(cluster: Cluster, free: np.ndarray, demand: np.ndarray, count: int, role: str) -> bool:
+    servers = cluster.servers_for(role)
+    hard = cluster.hard
+    while count > 0:
+        placed = False
+        for s in servers:
+            if count > 0 and np.all(free[s, hard] >= demand[hard] - 1e-9):
+                free[s] -= demand
+                count -= 1
+                placed = True
+        if not placed:
+            return False
+    return True

@@ -46,10 +46,16 @@ class RoundRobin:
         self._pointer = {"worker": 0, "ps": 0}
         self._hard = cluster.hard
 
-    def fits(self, free: np.ndarray, server: int, demand: np.ndarray) -> bool:
-        """Whether one task of ``demand`` fits in ``free[server]`` (hard resources only)."""
+    def reset_pointers(self) -> None:
+        """Start round robin again from the first server of each role."""
+        self._pointer = {"worker": 0, "ps": 0}
+
+    def fits(self, free: np.ndarray, server: int, demand: np.ndarray, reserve: np.ndarray | None = None) -> bool:
+        """Whether one task of ``demand`` fits in ``free[server]`` (hard resources only), leaving
+        ``reserve[server]`` untouched if given."""
         h = self._hard
-        return bool(np.all(free[server, h] >= demand[h] - _EPS))
+        room = free[server, h] if reserve is None else free[server, h] - reserve[server, h]
+        return bool(np.all(room >= demand[h] - _EPS))
 
     def place(
         self,
@@ -59,12 +65,14 @@ class RoundRobin:
         role: str,
         mask: np.ndarray | None = None,
         prefer: Mapping[int, int] | None = None,
+        reserve: np.ndarray | None = None,
     ) -> dict[int, int] | None:
         """Place ``count`` tasks; update ``free`` in place and return ``{server: count}``.
 
         Tries ``prefer`` (server -> up to how many tasks) first, then round robin over the
-        servers that may host ``role`` (and are in ``mask``). Returns None, leaving ``free`` and
-        the pointer unchanged, if not all tasks fit.
+        servers that may host ``role`` (and are in ``mask``), keeping ``reserve`` (capacity held
+        for other jobs' previous placements) free during the round-robin part. Returns None,
+        leaving ``free`` and the pointer unchanged, if not all tasks fit.
         """
         if count <= 0:
             return {}
@@ -93,7 +101,7 @@ class RoundRobin:
             placed = False
             for i in range(n):
                 s = int(servers[(start + i) % n])
-                if self.fits(free, s, demand):
+                if self.fits(free, s, demand, reserve):
                     free[s] -= demand
                     out[s] = out.get(s, 0) + 1
                     left -= 1

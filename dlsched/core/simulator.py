@@ -67,7 +67,7 @@ class _State:
     info: dict = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class SimulationResult:
     """Outcome of :func:`simulate`.
 
@@ -102,6 +102,21 @@ class SimulationResult:
     decisions: int
     stalled: bool
     wall_seconds: float = field(default=0.0, compare=False)
+
+    def __eq__(self, other: object) -> bool:
+        """Same workload, policy, parameters and identical tables (``wall_seconds`` ignored)."""
+        if not isinstance(other, SimulationResult):
+            return NotImplemented
+        return (
+            self.policy == other.policy
+            and dict(self.policy_params) == dict(other.policy_params)
+            and (self.end_slot, self.decisions, self.stalled) == (other.end_slot, other.decisions, other.stalled)
+            and self.workload == other.workload
+            and self.jobs.equals(other.jobs)
+            and self.runs.equals(other.runs)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
     @cached_property
     def allocations(self) -> pd.DataFrame:
@@ -280,6 +295,8 @@ def simulate(
             state[j].placement = EMPTY
     if bar is not None:
         bar.close()
+    if H is not None:
+        t = min(t, H)
     jobs = _jobs_table(order, state, slot_s)
     runs_df = pd.DataFrame(runs, columns=["job", "slot", "slots", "server", "role", "count"])
     return SimulationResult(
