@@ -417,3 +417,21 @@ def test_bad_input() -> None:
     with pytest.raises(ValueError, match="retries"):
         sweep(fns.noisy, [{"seed": 0}], scheduler="serial", retries=-1)
     assert sweep(fns.noisy, [], scheduler="serial").empty
+
+
+def test_simulation_sweep_is_identical_serially_and_on_dask(tmp_path):
+    """The real experiment (a simulation's job table) gives identical tables serially and on a
+    local Dask cluster, and a repeated sweep is served from the cache."""
+    from dlsched.experiments import simulation_jobs
+
+    grid = param_grid(
+        {"workload": "synthetic", "workload.model": "pdors", "workload.n_jobs": 8},
+        policy=["fifo", "drf"],
+        seed=[0, 1],
+    )
+    serial = sweep(simulation_jobs, grid, scheduler="serial")
+    dask = sweep(simulation_jobs, grid, scheduler="local", n_workers=2, cache_dir=tmp_path)
+    pd.testing.assert_frame_equal(serial, dask)
+    again = sweep(simulation_jobs, grid, scheduler="serial", cache_dir=tmp_path)
+    pd.testing.assert_frame_equal(serial, again)
+    assert set(serial.groupby(["policy", "seed"]).size()) == {8}
