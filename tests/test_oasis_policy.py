@@ -181,3 +181,16 @@ def test_paper_scale_horizon_with_underflowing_utilities():
     assert params.l1 == 0.0 and math.isfinite(params.log_l1)
     res = simulate(wl, OASiS(params), seed=0)
     assert res.jobs["admitted"].sum() > 0
+
+
+def test_frontier_sparse_and_dense_representations_choose_the_same_schedule(monkeypatch):
+    """The frontier DP switches from sorted points to a dense array when it grows; the switch must
+    not change any decision (same tie-breaking), so a whole run is identical either way."""
+    import dlsched.oasis.policy as policy_module
+
+    wl = registry.make_workload("oasis", seed=1, n_jobs=40, T=40, H=8, K=8)
+    runs = []
+    for switch in (0, 10**12):
+        monkeypatch.setattr(policy_module, "DENSE_SWITCH", switch)
+        runs.append(simulate(wl, OASiS.from_workload(wl, method="frontier"), seed=0))
+    assert runs[0] == runs[1]

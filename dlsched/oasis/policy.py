@@ -556,7 +556,10 @@ def _frontier(by_workers: np.ndarray, chunks_of: np.ndarray, D: int, track: _Tra
                 choice[better] = w
             record = float(new[D])
             new[new >= track.limit(k)] = INF
-            back.append(("dense", choice, None if back and back[-1][0] == "dense" else x))
+            # canonical back-pointers, as the sparse frontier: a state y on a plateau of equal cost
+            # follows the plateau's last (largest-coverage) state, the frontier point that covers it
+            redirect = np.searchsorted(new, new, side="right") - 1
+            back.append(("dense", choice, None if back and back[-1][0] == "dense" else x, redirect))
             dense = new
             track.record(k, record)
             continue
@@ -567,7 +570,7 @@ def _frontier(by_workers: np.ndarray, chunks_of: np.ndarray, D: int, track: _Tra
         Wi = np.tile(Wopt, m)
         useful = (C < track.limit(k)) & (X >= D - (S - 1 - k) * int(cover[-1]))
         X, C, P, Wi = X[useful], C[useful], P[useful], Wi[useful]
-        order = np.lexsort((Wi, P, C, X))
+        order = np.lexsort((P, Wi, C, X))  # ties: fewest workers in this slot (as the exact DP)
         X, C, P, Wi = X[order], C[order], P[order], Wi[order]
         first = np.ones(len(X), dtype=bool)
         first[1:] = X[1:] != X[:-1]
@@ -591,6 +594,7 @@ def _frontier_chunks(back, k_end: int, chunks_of: np.ndarray, D: int) -> dict[in
     for k in range(k_end, -1, -1):
         entry = back[k]
         if entry[0] == "dense":
+            pos = int(entry[3][pos])
             w = int(entry[1][pos])
             W[k] = w
             pos = max(0, pos - int(cover[w]))  # coverage still needed before slot k
