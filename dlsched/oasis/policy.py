@@ -55,7 +55,7 @@ DENSE_SWITCH = 60_000
 # ------------------------------------------------------------------------------ price parameters
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PriceParameters:
     r"""Parameters of the price functions (22), kept as logarithms: :math:`\ln U_1^r, \ln U_2^r` per
     resource, :math:`\ln L_1, \ln L_2`, and the scaling factors :math:`\eta_1, \eta_2`.
@@ -90,6 +90,18 @@ class PriceParameters:
             u = np.maximum(u, low)
             u.setflags(write=False)
             object.__setattr__(self, name, u)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PriceParameters):
+            return NotImplemented
+        return (
+            np.array_equal(self.log_u1, other.log_u1)
+            and np.array_equal(self.log_u2, other.log_u2)
+            and (self.log_l1, self.log_l2, self.eta1, self.eta2)
+            == (other.log_l1, other.log_l2, other.eta1, other.eta2)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
     @classmethod
     def of(cls, u1, u2, l1: float, l2: float, eta1: float = 1.0, eta2: float = 1.0) -> PriceParameters:
