@@ -139,8 +139,12 @@ class BasePolicy:
 
     @property
     def params(self) -> dict[str, object]:
-        """Constructor parameters (public attributes set in ``__init__``)."""
-        return {k: v for k, v in vars(self).items() if not k.startswith("_") and k not in ("cluster", "rng")}
+        """Constructor parameters and their values (attributes named like ``__init__``'s
+        parameters; state kept by the policy is not included)."""
+        import inspect
+
+        names = [p for p in inspect.signature(type(self).__init__).parameters if p != "self"]
+        return {k: getattr(self, k) for k in names if hasattr(self, k)}
 
     def decide(self, t: int, view: ClusterView) -> Decision:  # pragma: no cover - abstract
         raise NotImplementedError
