@@ -35,7 +35,16 @@ import matplotlib as mpl
 import seaborn as sns
 from matplotlib.figure import Figure
 
-__all__ = ["FIGURE_NAME_PATTERN", "PAPER_KEYS", "SAVEFIG_DPI", "ecdf", "set_style", "savefig"]
+__all__ = [
+    "FIGURE_NAME_PATTERN",
+    "PAPER_KEYS",
+    "SAVEFIG_DPI",
+    "draw",
+    "ecdf",
+    "set_style",
+    "savefig",
+    "subplots",
+]
 
 #: Paper keys allowed as the ``<paper>`` part of a figure name (``overview``: cross-paper figures).
 PAPER_KEYS: tuple[str, ...] = ("oasis", "optimus", "pdors", "aonline", "specon", "overview")
@@ -181,8 +190,14 @@ def savefig(
     return targets
 
 
-def ecdf(data, *, x: str, hue: str | None = None, log_scale: bool = False,
-         figsize: tuple[float, float] = (6.0, 4.0)):
+def ecdf(
+    data,
+    *,
+    x: str,
+    hue: str | None = None,
+    log_scale: bool = False,
+    figsize: tuple[float, float] = (6.0, 4.0),
+):
     """Empirical CDF of column ``x`` (one line per ``hue`` value) on a new figure.
 
     A thin wrapper over :func:`seaborn.ecdfplot` so that notebooks draw through ``dlsched`` only.
@@ -197,3 +212,45 @@ def ecdf(data, *, x: str, hue: str | None = None, log_scale: bool = False,
     fig, ax = plt.subplots(figsize=figsize)
     sns.ecdfplot(data=data, x=x, hue=hue, log_scale=log_scale, ax=ax)
     return ax
+
+
+_KINDS = (
+    "lineplot",
+    "barplot",
+    "boxplot",
+    "stripplot",
+    "scatterplot",
+    "heatmap",
+    "ecdfplot",
+    "histplot",
+    "pointplot",
+)
+
+
+def subplots(nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float] | None = None, **kwargs):
+    """``matplotlib.pyplot.subplots`` with the project's default size (for notebooks)."""
+    import matplotlib.pyplot as plt
+
+    size = figsize or (6.0 * ncols, 4.0 * nrows)
+    return plt.subplots(nrows, ncols, figsize=size, **kwargs)
+
+
+def draw(kind: str, data=None, *, ax=None, **kwargs):
+    """Draw one seaborn plot of ``kind`` (e.g. ``"lineplot"``, ``"barplot"``, ``"heatmap"``) on
+    ``ax`` (a new figure if None) and return the Axes, so that notebooks plot through ``dlsched``.
+
+    Raises
+    ------
+    ValueError
+        For a kind not in the supported list.
+    """
+    import seaborn as sns
+
+    if kind not in _KINDS:
+        raise ValueError(f"plot kind must be one of {_KINDS}, got {kind!r}")
+    if ax is None:
+        _, ax = subplots()
+    fn = getattr(sns, kind)
+    if kind == "heatmap":
+        return fn(data, ax=ax, **kwargs)
+    return fn(data=data, ax=ax, **kwargs)

@@ -157,3 +157,17 @@ def test_paper_keys_cover_the_five_papers():
     assert set(PAPER_KEYS) >= {"oasis", "optimus", "pdors", "aonline", "specon"}
     for key in PAPER_KEYS:
         assert key.isascii() and key.isalnum() and key.islower()
+
+
+def test_draw_and_subplots_wrap_seaborn():
+    import pandas as pd
+    import pytest as _pytest
+
+    from dlsched import plotting
+
+    fig, ax = plotting.subplots(1, 2)
+    assert len(ax) == 2 and fig.get_size_inches()[0] == _pytest.approx(12.0)
+    out = plotting.draw("lineplot", pd.DataFrame({"x": [0, 1], "y": [1, 2]}), ax=ax[0], x="x", y="y")
+    assert out is ax[0] and len(out.lines) == 1
+    with _pytest.raises(ValueError, match="plot kind"):
+        plotting.draw("pieplot", None)
