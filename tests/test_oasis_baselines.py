@@ -1,5 +1,6 @@
 """RRH and Dorm (OASiS Sec. V-A baselines): feasibility, fixed counts, admission threshold,
-pausing, Dorm's guarantee, utilisation, adjustment limit, fallback and determinism."""
+pausing, Dorm's guarantee, utilisation, adjustment limit, server groups, disaggregation,
+fallback and determinism."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from dlsched.core.placement import RoundRobin
 from dlsched.core.schedule import check_timeline, server_usage
 from dlsched.core.simulator import simulate
 from dlsched.oasis import baselines
-from dlsched.oasis.baselines import RRH, Dorm, fluid_delay, utilization
+from dlsched.oasis.baselines import RRH, Dorm, fluid_delay, server_groups, utilization
+from dlsched.registry import make_workload
 from dlsched.workloads import synthetic
 
 
@@ -82,6 +84,8 @@ def test_deterministic(make):
         (Dorm, {"time_limit": 0}),
         (Dorm, {"fairness_factor": 2.0}),
         (Dorm, {"mip_rel_gap": "small"}),
+        (Dorm, {"time_limit": -1.0}),
+        (Dorm, {"group_by": "rack"}),
     ],
 )
 def test_bad_parameters_name_the_field(make, kwargs):
@@ -278,20 +282,27 @@ def test_dorm_fallback_when_milp_fails(monkeypatch):
         assert len(mine) == 1
 
 
-def test_dorm_rejects_an_infeasible_rounded_solution(monkeypatch):
+def test_dorm_rejects_an_infeasible_solver_answer(monkeypatch):
     real = baselines.milp
+    answers = []  # per solve: does the fake answer satisfy the model's rows?
 
     def greedy_upper_bounds(c, *, constraints, integrality, bounds, options):
         res = real(c, constraints=constraints, integrality=integrality, bounds=bounds, options=options)
-        return OptimizeResult(
-            x=np.asarray(bounds.ub, float), status=0, success=True, message="claims optimal", fun=res.fun
-        )
+        x = np.asarray(bounds.ub, float)
+        (con,) = constraints
+        act = con.A @ x
+        answers.append(bool(np.all(act >= con.lb - 1e-6) and np.all(act <= con.ub + 1e-6)))
+        return OptimizeResult(x=x, status=0, success=True, message="claims optimal", fun=res.fun)
 
     monkeypatch.setattr(baselines, "milp", greedy_upper_bounds)
     wl = _instance(2, n_jobs=10, n_servers=4, span=2)
     pol = Dorm()
     simulate(wl, pol, seed=0, check=True)  # the checker would raise on an infeasible decision
-    assert pol.stats.fallback == pol.stats.decisions
+    assert len(answers) == pol.stats.decisions  # one solve per decision
+    assert answers.count(False) >= 2
+    # every answer that breaks the model's rows ends in the fallback
+    assert pol.stats.fallback >= answers.count(False)
+    assert pol.stats.milp <= answers.count(True)
 
 
 def test_dorm_node_limit_is_reproducible():
@@ -308,3 +319,66 @@ def test_dorm_time_limit_incumbent_or_fallback():
     check_timeline(wl.cluster, wl.specs, res.allocations)
     assert pol.stats.milp + pol.stats.fallback == pol.stats.decisions
     assert (res.jobs["status"] == "finished").all()
+
+
+def test_dorm_default_has_no_wall_clock_limit_and_is_reproducible(monkeypatch):
+    real = baselines.milp
+    options_seen = []
+
+    def spy(c, *, constraints, integrality, bounds, options):
+        options_seen.append(dict(options))
+        return real(c, constraints=constraints, integrality=integrality, bounds=bounds, options=options)
+
+    monkeypatch.setattr(baselines, "milp", spy)
+    assert Dorm().time_limit is None
+    runs = []
+    for _ in range(2):
+        wl = make_workload("oasis", seed=3, n_jobs=20, H=8, K=8, T=30)  # heterogeneous servers
+        pol = Dorm()
+        runs.append(simulate(wl, pol, seed=0, check=True))
+        assert pol.stats.milp > 0
+    assert options_seen and all("time_limit" not in o for o in options_seen)
+    assert all(o["node_limit"] == Dorm().node_limit for o in options_seen)
+    pd.testing.assert_frame_equal(runs[0].jobs, runs[1].jobs)
+    pd.testing.assert_frame_equal(runs[0].allocations, runs[1].allocations)
+    options_seen.clear()
+    simulate(wl, Dorm(time_limit=30.0), seed=0)  # an explicit limit is passed on to HiGHS
+    assert options_seen and all(o["time_limit"] == 30.0 for o in options_seen)
+
+
+def test_server_groups():
+    caps = [{"gpu": 4, "cpu": 16}, {"gpu": 4, "cpu": 16}, {"gpu": 4, "cpu": 20}, {"gpu": 1, "cpu": 16}]
+    cluster = Cluster.two_pools(4, 2, caps, {"cpu": 16})
+    model = OasisModel(epochs=1, chunks=4, minibatches=1, tau=0.1, comm=0.0)
+    big = JobSpec(0, 0, model, {"gpu": 2, "cpu": 2}, {"cpu": 2})  # no room on the 1-GPU server
+    small = JobSpec(1, 0, model, {"gpu": 1, "cpu": 2}, {"cpu": 2})
+    assert server_groups(cluster, [big, small], 0) == [(0, 1, 2), (3,), (4, 5)]
+    assert server_groups(cluster, [small], 0) == [(0, 1, 2, 3), (4, 5)]  # same pool, same fit
+    assert server_groups(cluster, [small], 0, by="capacity") == [(0, 1), (2,), (3,), (4, 5)]
+    assert server_groups(cluster, [small], 0, by="server") == [(s,) for s in range(6)]
+    late = JobSpec(2, 0, model, {"gpu": 1, "cpu": 2}, {"cpu": 2}, transfer_delay=(0, 0, 3, 0, 0, 0))
+    assert server_groups(cluster, [late], 1) == [(0, 1, 3), (2,), (4, 5)]  # server 2 not reachable
+    assert server_groups(cluster, [late], 3) == [(0, 1, 2, 3), (4, 5)]
+    with pytest.raises(ValueError, match="by"):
+        server_groups(cluster, [small], 0, by="rack")
+
+
+def test_dorm_trims_group_counts_that_do_not_pack():
+    # Two 4-GPU worker servers. The group has 8 GPUs, so the MILP's best group counts are
+    # A = 2 workers (3 GPUs each) and B = 1 worker (2 GPUs); but on the servers only one A
+    # worker fits next to B's. Disaggregation places the guaranteed minimums first and trims A.
+    cluster = Cluster.two_pools(2, 1, {"gpu": 4, "cpu": 64, "mem": 256}, {"cpu": 64, "mem": 256})
+    model = OasisModel(epochs=50, chunks=2, minibatches=10, tau=0.1, comm=0.0, worker_bw=1.0, ps_bw=4.0)
+    a = JobSpec(0, 0, model, {"gpu": 3, "cpu": 1, "mem": 1}, {"cpu": 1, "mem": 1}, requested_workers=2)
+    b = JobSpec(1, 0, model, {"gpu": 2, "cpu": 1, "mem": 1}, {"cpu": 1, "mem": 1}, requested_workers=2)
+    wl = Workload(cluster, (a, b))
+    grouped, exact = _Dorm(), _Dorm(group_by="server", mip_rel_gap=0.0)
+    simulate(wl, grouped, seed=0, check=True)
+    simulate(wl, exact, seed=0, check=True)
+    first = grouped.log[0][2].allocations
+    assert grouped.stats.trimmed >= 1 and grouped.stats.dropped_tasks >= 1
+    assert first[0].n_workers == 1 and first[1].n_workers == 1  # both guaranteed jobs run
+    assert first[0].n_ps == 1 and first[1].n_ps == 1  # OASiS (6): ceil(1 x 1/4) = 1
+    # the per-server MILP is exact, so it packs at least as much (here B's second worker)
+    assert _use(wl, exact.log[0][2]) >= _use(wl, grouped.log[0][2]) - 1e-12
+    assert exact.log[0][2].allocations[1].n_workers == 2

@@ -63,50 +63,94 @@ P. Sun, Y. Wen, N. B. D. Ta, S. Yan, "Towards Distributed Machine Learning in Sh
 Dynamically-Partitioned Approach" (Dorm), SmartComp 2017. OASiS: "jobs are admitted; upon job
 arrival or completion, numbers and placement of workers/parameter servers of unfinished jobs are
 recomputed by an MILP resource utilization maximization problem, subject to fairness and
-adjustment overhead constraints". Our MILP (solved by HiGHS through :func:`scipy.optimize.milp`),
-over the active (admitted, unfinished) jobs :math:`j`, worker-capable servers :math:`h` and
-PS-capable servers :math:`k`:
+adjustment overhead constraints". Dorm's MILP has a variable per (job, server); solved that way
+with HiGHS it does not finish in seconds on the paper's 50 + 50 servers, and cutting it by a
+wall-clock limit makes results depend on the machine's speed. We therefore solve it over
+*server groups* and place the group counts on the servers afterwards.
+
+Server groups (:func:`server_groups`, ``group_by``). With the default ``"fit"``, servers of one
+pool share a group when every active job can host one task (worker or PS) on either both or
+neither of them (reachable and fitting on the empty server). On the paper's cluster this yields
+about one group per worker instance type plus one PS group: every server has its own bandwidth
+(U[20, 50] Gbps), so grouping identical servers (``"capacity"``) would not reduce anything;
+``"server"`` gives the exact per-server MILP.
+
+The MILP (HiGHS through :func:`scipy.optimize.milp`), over the active (admitted, unfinished)
+jobs :math:`j` and the groups :math:`g` that can host the role, with integer task counts
+:math:`Y_{jg}` (workers) and :math:`Z_{jg}` (PS), :math:`Y_j = \sum_g Y_{jg}`,
+:math:`Z_j = \sum_g Z_{jg}`:
 
 .. math::
 
-    \max \sum_j \Big(\sum_h u(w_j) y_{jh} + \sum_k u(s_j) z_{jk}\Big)
-         - \pi \sum_{j\ \text{running}} a_j,
+    \max \sum_j \big(u(w_j) + \beta_j u(s_j)\big) Y_j - \pi \sum_{j\ \text{running}} a_j,
     \qquad u(d) = \sum_{r\ \text{hard},\,C^r>0} d^r / C^r
 
 (utilisation: allocated share of the cluster's total capacity :math:`C^r`, summed over all hard
-resources -- our choice of Dorm's "resource utilization") subject to
+resources -- our choice of Dorm's "resource utilization"; a worker is credited with the fluid
+PS share :math:`\beta_j` it needs. Crediting :math:`Z_j` itself, which is pinned to
+:math:`\lceil\beta_j Y_j\rceil` below, gives the same optimum up to less than one PS per job, but
+its LP relaxation sets every :math:`Z_j` to :math:`\beta_j Y_j + 1` and is several percent too
+optimistic, which made the solves several times slower) subject to
 
-* capacity of every server and hard resource (OASiS (4)-(5));
-* :math:`m_j x_j \le Y_j = \sum_h y_{jh} \le N_j x_j`, :math:`x_j \in \{0,1\}` (OASiS (3); the
-  model's ``min_workers``/``max_workers``, optionally capped by ``max_workers``);
-* PS: :math:`\beta_j Y_j \le Z_j = \sum_k z_{jk} \le \beta_j Y_j + 1 - 10^{-6}` with
-  :math:`\beta_j = b_j/B_j` for OASiS jobs, i.e. :math:`Z_j = \lceil Y_j b_j/B_j\rceil`: OASiS
-  (6) holds and (7) follows from :math:`b_j \le B_j`; the PS count is the one the model needs
-  (``model.ps_for``), so the solver cannot inflate utilisation with useless PS (our choice);
+* group capacity: :math:`\sum_j d^r_j Y_{jg}` (plus the PS demand of :math:`Z_{jg}`) at most the
+  group's total capacity :math:`\sum_{h\in g} C^r_h`, every hard resource (OASiS (4)-(5));
+  and :math:`Y_{jg} \le \sum_{h\in g}\lfloor C_h/d_j\rfloor` (whole tasks of the job alone);
+* residual space (our addition, so that group counts can be placed on servers): with
+  :math:`F_h` the space the current placements leave on server :math:`h`, a running job that may
+  be adjusted grows only into free space, :math:`Y_{jg} \le \sum_{h\in g}\lfloor (F_h +
+  \text{own}_{jh})/d_j\rfloor` (same for :math:`Z_{jg}`); a job that is not running fits into
+  the free space plus what adjusted jobs release,
+  :math:`Y_{jg} \le \sum_{h\in g}\lfloor F_h/d_j\rfloor + \sum_i \phi_{ijg}(n^0_{ig} - n_{ig})`
+  (relaxed by a big M when :math:`x_j = 0`), where job :math:`i` had :math:`n^0_{ig}` tasks in
+  :math:`g`, has :math:`n_{ig}` now, and :math:`\phi_{ijg}` is the number of :math:`j`'s tasks
+  that fit in :math:`g` when all of :math:`i` leaves, per task of :math:`i`;
+* :math:`m_j x_j \le Y_j \le N_j x_j`, :math:`x_j \in \{0,1\}` (OASiS (3); the model's
+  ``min_workers``/``max_workers``, optionally capped by ``max_workers``);
+* PS: :math:`\beta_j Y_j \le Z_j \le \beta_j Y_j + 1 - 10^{-6}` with :math:`\beta_j = b_j/B_j`
+  for OASiS jobs, i.e. :math:`Z_j = \lceil Y_j b_j/B_j\rceil`: OASiS (6) holds and (7) follows
+  from :math:`b_j \le B_j`; the PS count is the one the model needs (``model.ps_for``), so the
+  solver cannot inflate utilisation with useless PS (our choice);
 * fairness (our reading of Dorm's fairness constraint): every job of the *guaranteed* set gets
   at least its minimum (1 worker and its PS), and at least ``fairness_factor`` times the worker
   count that would give it an equal dominant share :math:`1/n` of the cluster. The guaranteed set
   is everybody if the minimum allocations of all active jobs can be placed together, else the
   earliest arrivals whose minimum allocations fit (round-robin probe on the empty cluster);
-* adjustment overhead: a job that ran before and whose per-server counts change has
-  :math:`a_j = 1` (:math:`|y_{jh} - y^0_{jh}| \le M a_j`, same for :math:`z`), and
-  :math:`\sum_j a_j \le` ``max_adjust``. The small penalty :math:`\pi` (``adjust_penalty`` times
-  the smallest utilisation one task of an active job adds) makes the solver leave jobs where they
-  are when utilisation ties.
+* adjustment overhead: a job that ran before and whose group counts change has
+  :math:`a_j = 1` (:math:`-n^0_{jg} a_j \le Y_{jg} - n^0_{jg} \le (\bar Y_{jg} - n^0_{jg}) a_j`,
+  same for :math:`Z`), and :math:`\sum_j a_j \le` ``max_adjust``. The small penalty :math:`\pi`
+  (``adjust_penalty`` times the smallest utilisation one task of an active job adds) makes the
+  solver leave jobs where they are when utilisation ties.
 
-Every solve has a ``time_limit`` (HiGHS returns its incumbent when the limit is hit). The
-solution is rounded and re-checked with the independent checker
+Disaggregation (deterministic): (1) a running job whose group counts are unchanged keeps its
+exact placement (so only jobs with :math:`a_j = 1` move); then on the remaining space, (2) the
+minimum allocation of guaranteed jobs, in arrival order, their previous servers first; (3) moved
+jobs take their previous servers again, up to their new counts (sticky); (4) all other tasks,
+largest first (dominant share of the group's largest server), each job's tasks of a group on the
+group's servers from the smallest (first fit decreasing). Group capacity is not per-server
+capacity, so some tasks may not fit; the allocation is then trimmed: each moved job keeps the
+largest worker count whose PS count it has, surplus tasks leave its highest-numbered servers, and
+a job left below its minimum is dropped (:attr:`Dorm.stats` counts trimmed decisions and dropped
+tasks). The result is re-checked with the independent checker
 (:func:`dlsched.core.schedule.check_allocations`), the guarantee and the adjustment limit. When
-the MILP has no solution (infeasible, no incumbent in time) or the rounded solution fails a
-check, Dorm falls back to keeping the current allocation of every running job and placing the
-jobs that are not running in arrival order, round-robin, each with its requested worker count
-lowered until it fits (down to the minimum); a job that does not fit even then waits. The
-fallback never changes a running job, so it respects the adjustment limit too.
+the MILP has no solution (infeasible, or no incumbent within a limit), HiGHS's answer breaks the
+model's own rows, or the allocation fails a check, Dorm falls back to keeping the current
+allocation of every running job and placing the jobs that are not running in arrival order,
+round-robin, each with its requested worker count lowered until it fits (down to the minimum); a
+job that does not fit even then waits. The fallback never changes a running job, so it respects
+the adjustment limit too.
+
+Determinism: by default there is no wall-clock limit (``time_limit=None``); each solve stops at
+``mip_rel_gap`` or at ``node_limit`` branch-and-bound nodes, both machine-independent, so the same
+inputs give the same decisions on any machine (with the same HiGHS build). ``time_limit`` remains
+available and makes results depend on the machine's speed.
 
 Symbols (paper -> code): :math:`w_j` ``workers``, :math:`p_j` ``ps``, :math:`R_j`
 ``remaining_slots``, :math:`s_j` ``share``, :math:`G_j` ``gain``, :math:`C_j` ``cost``,
 :math:`\sigma_j` ``score``, :math:`\alpha` ``alpha``, :math:`\rho` ``discount``; Dorm's
-:math:`y_{jh}, z_{jk}` are ``Placement.workers`` / ``Placement.ps``.
+:math:`Y_{jg}, Z_{jg}` are the columns ``_JobVars.workers[g]`` / ``_JobVars.ps[g]``, :math:`x_j`
+``on``, :math:`a_j` ``adjust``, :math:`n^0_{jg}` ``prev_workers`` / ``prev_ps``, :math:`F_h`
+``free0``, :math:`\phi_{ijg}` ``phi``; the placed counts are ``Placement.workers`` /
+``Placement.ps``.
 """
 
 from __future__ import annotations
@@ -129,6 +173,7 @@ from dlsched.core.schedule import Decision, Placement, ScheduleViolation, check_
 
 _TOL = 1e-9
 _PIN = 1e-6  # slack of the PS pin Z <= beta Y + 1 - _PIN
+_EPS_RR = 1e-9  # absolute tolerance of RoundRobin.fits
 
 
 def _finite(value, what: str, *, lo: float | None = None, hi: float | None = None) -> float:
@@ -521,6 +566,71 @@ class RRH(BasePolicy):
 
 # ----------------------------------------------------------------------------------------- Dorm
 
+GROUPINGS: tuple[str, ...] = ("fit", "capacity", "server")
+"""Values of ``Dorm(group_by=...)``: how servers are aggregated into server groups."""
+
+
+def server_groups(
+    cluster: Cluster, specs: Sequence[JobSpec], t: int, by: str = "fit"
+) -> list[tuple[int, ...]]:
+    """Server groups: the servers Dorm's MILP treats as one aggregate.
+
+    ``by="fit"``: two servers share a group when they belong to the same pool and, for every
+    job of ``specs`` and each of its roles, either both or neither can host one task of the job
+    at slot ``t`` (reachable and the task fits on the empty server). ``by="capacity"``: same pool,
+    same reachability for every job and identical capacity vectors. ``by="server"``: every server
+    is its own group (the per-server MILP).
+
+    Parameters
+    ----------
+    cluster : Cluster
+    specs : Sequence[JobSpec]
+        The jobs whose reachability and task sizes split groups.
+    t : int
+        Current slot.
+    by : {"fit", "capacity", "server"}, default "fit"
+
+    Returns
+    -------
+    list[tuple[int, ...]]
+        Groups of server indices (ascending), sorted by their first server.
+
+    Raises
+    ------
+    ValueError
+        If ``by`` is not one of :data:`GROUPINGS`.
+    """
+    if by not in GROUPINGS:
+        raise ValueError(f"server_groups: by must be one of {GROUPINGS}, got {by!r}")
+    n = cluster.n_servers
+    cols = [np.zeros(n, dtype=bool)]
+    for spec in specs:
+        mask = reachable(spec, cluster, t)
+        cols.append(mask)
+        if by == "fit":
+            for demand in (spec.worker_demand, spec.ps_demand):
+                cols.append(mask & (_fits(cluster.capacity, cluster.vector(demand), cluster.hard, 1) > 0))
+    sig = np.column_stack(cols)
+    out: dict[tuple, list[int]] = {}
+    for s in range(n):
+        key: tuple = (cluster.servers[s].pool, sig[s].tobytes())
+        if by == "capacity":
+            key += (cluster.capacity[s].tobytes(),)
+        elif by == "server":
+            key += (s,)
+        out.setdefault(key, []).append(s)
+    return sorted(tuple(g) for g in out.values())
+
+
+def _fits(free: np.ndarray, demand: np.ndarray, hard: np.ndarray, cap: int) -> np.ndarray:
+    """Whole tasks of ``demand`` that fit in each ``free[..., :]`` vector (hard resources), at
+    most ``cap``; the result has ``free``'s shape without the last axis."""
+    need = hard & (demand > 0)
+    if not need.any():
+        return np.full(free.shape[:-1], max(cap, 0), dtype=int)
+    k = np.floor(np.min(free[..., need] / demand[need], axis=-1) + _TOL)
+    return np.clip(k, 0, max(cap, 0)).astype(int)
+
 
 @dataclass
 class DormStats:
@@ -533,22 +643,79 @@ class DormStats:
     milp : int
         Decisions that used the MILP solution.
     fallback : int
-        Decisions that used the fallback (no MILP solution or a rounded solution failing a check).
-    time_limit : int
-        Solves stopped by the time limit (their incumbent may still have been used).
+        Decisions that used the fallback (no MILP solution, or a solution failing a check).
+    trimmed : int
+        Decisions whose MILP group counts did not all fit on the group's servers, so that the
+        allocation was trimmed (module docstring, disaggregation).
+    dropped_tasks : int
+        Workers and PS of MILP solutions that were not placed (unplaced or trimmed), in total.
+    limit_hits : int
+        Solves stopped by ``node_limit`` or ``time_limit`` (their incumbent may still be used).
     """
 
     decisions: int = 0
     milp: int = 0
     fallback: int = 0
-    time_limit: int = 0
+    trimmed: int = 0
+    dropped_tasks: int = 0
+    limit_hits: int = 0
+
+
+@dataclass
+class _JobVars:
+    """Columns and previous group counts of one active job in Dorm's aggregated MILP."""
+
+    view: JobView
+    fixed: bool
+    cap: int
+    beta: float
+    wd: np.ndarray
+    pd: np.ndarray
+    workers: dict[int, int]  # group -> column of Y_jg
+    ps: dict[int, int]  # group -> column of Z_jg
+    prev_workers: dict[int, int]  # group -> workers in the previous slot
+    prev_ps: dict[int, int]
+    on: int = -1  # column of x_j
+    adjust: int | None = None  # column of a_j
+
+    def usage(self, cluster: Cluster) -> np.ndarray:
+        """Resources the job's previous placement uses, shape (n_servers, n_resources)."""
+        used = np.zeros_like(cluster.capacity)
+        for s, c in self.view.placement.workers:
+            used[s] += c * self.wd
+        for s, c in self.view.placement.ps:
+            used[s] += c * self.pd
+        return used
+
+
+@dataclass
+class _Model:
+    """Dorm's MILP in matrix form (minimisation)."""
+
+    c: np.ndarray
+    A: sp.csr_array
+    row_lo: np.ndarray
+    row_hi: np.ndarray
+    lb: np.ndarray
+    ub: np.ndarray
+    integrality: np.ndarray
+    jobs: list[_JobVars]
+
+
+def _group_counts(pairs: Sequence[tuple[int, int]], group_of: np.ndarray) -> dict[int, int]:
+    out: dict[int, int] = {}
+    for s, c in pairs:
+        g = int(group_of[s])
+        out[g] = out.get(g, 0) + int(c)
+    return out
 
 
 class Dorm(BasePolicy):
     """Dorm (SmartComp'17) as described by OASiS Sec. V-A: utilisation-maximising MILP with
     fairness and adjustment-overhead constraints, recomputed on every arrival and completion.
 
-    See the module docstring for the MILP. Counters are in :attr:`stats`.
+    See the module docstring for the MILP, its server groups and the disaggregation onto
+    servers. Counters are in :attr:`stats`.
 
     Parameters
     ----------
@@ -560,21 +727,33 @@ class Dorm(BasePolicy):
         dominant share 1/n (our choice; 0 keeps only the minimum guarantee of one worker + PS).
     max_workers : int, optional
         Cap on workers per job on top of the model's :math:`N_i` (our choice: none).
-    time_limit : float, default 1
-        Seconds per MILP solve; the incumbent is used when the limit is hit (our choice).
-    mip_rel_gap : float, default 1e-4
-        HiGHS relative optimality gap (HiGHS's default).
+    time_limit : float, optional
+        Wall-clock seconds per MILP solve; HiGHS's incumbent is used when the limit is hit.
+        Default None: no wall-clock limit. **Setting it makes results depend on the machine's
+        speed** (a solve cut by the clock returns whatever incumbent HiGHS had by then).
+    mip_rel_gap : float, default 1e-3
+        HiGHS relative optimality gap (our choice; HiGHS's default is 1e-4).
     adjust_penalty : float, default 0.1
         Objective penalty per adjusted job, as a fraction of the smallest utilisation one task of
         an active job adds (our choice; a tie-breaker that keeps jobs in place).
-    node_limit : int, optional
-        Branch-and-bound nodes per solve (a machine-independent budget; default: none).
+    node_limit : int or None, default 10000
+        Branch-and-bound nodes per solve: a machine-independent safety net (the incumbent is used
+        when it is hit); None: no limit.
+    group_by : {"fit", "capacity", "server"}, default "fit"
+        Server aggregation (:func:`server_groups`): "fit" merges the servers of a pool that can
+        host a task of the same jobs, "capacity" only identical servers, "server" none (the
+        per-server MILP, exact but slow on large clusters).
+
+    Raises
+    ------
+    ValueError
+        On a bad parameter (the message names it and its value).
 
     Notes
     -----
-    Dorm is deterministic as long as every solve ends before ``time_limit``; a solve cut by the
-    limit returns whatever incumbent HiGHS had, which may depend on the machine's speed. For
-    reproducible sweeps on large instances set ``node_limit`` and a generous ``time_limit``.
+    With the default ``time_limit=None`` Dorm is deterministic: identical inputs give identical
+    decisions on any machine (HiGHS's branch and bound is deterministic; ``node_limit`` counts
+    nodes, not seconds).
     """
 
     name: ClassVar[str] = "dorm"
@@ -584,10 +763,11 @@ class Dorm(BasePolicy):
         max_adjust: int | None = 3,
         fairness_factor: float = 0.0,
         max_workers: int | None = None,
-        time_limit: float = 1.0,
-        mip_rel_gap: float = 1e-4,
+        time_limit: float | None = None,
+        mip_rel_gap: float = 1e-3,
         adjust_penalty: float = 0.1,
-        node_limit: int | None = None,
+        node_limit: int | None = 10000,
+        group_by: str = "fit",
     ):
         if max_adjust is not None and (
             isinstance(max_adjust, bool) or not isinstance(max_adjust, int) or max_adjust < 0
@@ -596,12 +776,17 @@ class Dorm(BasePolicy):
         self.max_adjust = max_adjust
         self.fairness_factor = _finite(fairness_factor, "dorm.fairness_factor", lo=0.0, hi=1.0)
         self.max_workers = check_count(max_workers, "dorm.max_workers")
-        self.time_limit = _finite(time_limit, "dorm.time_limit", lo=0.0)
-        if self.time_limit <= 0:
-            raise ValueError(f"dorm.time_limit must be > 0, got {time_limit!r}")
+        if time_limit is not None:
+            time_limit = _finite(time_limit, "dorm.time_limit", lo=0.0)
+            if time_limit <= 0:
+                raise ValueError(f"dorm.time_limit must be > 0 or None, got {time_limit!r}")
+        self.time_limit = time_limit
         self.mip_rel_gap = _finite(mip_rel_gap, "dorm.mip_rel_gap", lo=0.0)
         self.adjust_penalty = _finite(adjust_penalty, "dorm.adjust_penalty", lo=0.0)
         self.node_limit = check_count(node_limit, "dorm.node_limit")
+        if group_by not in GROUPINGS:
+            raise ValueError(f"dorm.group_by must be one of {GROUPINGS}, got {group_by!r}")
+        self.group_by = group_by
 
     def reset(self, cluster: Cluster, rng: np.random.Generator) -> None:
         super().reset(cluster, rng)
@@ -612,7 +797,7 @@ class Dorm(BasePolicy):
 
     @property
     def stats(self) -> DormStats:
-        """Counters of the current run (decisions, MILP solutions used, fallbacks, time limits)."""
+        """Counters of the current run (decisions, MILP solutions used, fallbacks, re-solves...)."""
         return self._stats
 
     # ----------------------------------------------------------------------- helpers
@@ -701,12 +886,26 @@ class Dorm(BasePolicy):
         """
         allocs = view.current_allocations()
         free = view.free
+        cluster = view.cluster
+        roles = {r: cluster.servers_for(r) for r in ("worker", "ps")}
         for v in view.jobs.values():
             if v.running:
                 continue
             spec = v.spec
             model = spec.model
-            w = min(fixed_workers(spec, None), self._cap(spec))
+            # counts above what fits on the reachable servers of a role cannot be placed; skipping
+            # those attempts (which would fail without side effects) changes no decision
+            mask = reachable(spec, cluster, t)
+            room = {
+                r: int(_fits(free[srv[mask[srv]]] + _EPS_RR, cluster.vector(d), cluster.hard, 10**9).sum())
+                for r, srv, d in (
+                    ("worker", roles["worker"], spec.worker_demand),
+                    ("ps", roles["ps"], spec.ps_demand),
+                )
+            }
+            w = min(fixed_workers(spec, None), self._cap(spec), room["worker"])
+            while w >= model.min_workers and model.ps_for(w) > room["ps"]:
+                w -= 1
             while w >= model.min_workers:
                 p = self._placer.place_job(spec, w, model.ps_for(w), free, t)
                 if p is not None:
@@ -716,7 +915,7 @@ class Dorm(BasePolicy):
         return allocs
 
     def solve(self, t: int, view: ClusterView) -> dict[int, Placement] | None:
-        """Solve the MILP of the module docstring and re-check its rounded solution.
+        """Solve the aggregated MILP, disaggregate it onto servers and re-check the result.
 
         Parameters
         ----------
@@ -727,34 +926,68 @@ class Dorm(BasePolicy):
         -------
         dict[int, Placement] or None
             The allocation, or None when HiGHS found no solution (infeasible, or no incumbent
-            within ``time_limit``) or the rounded solution fails a check.
+            within the limits), the solution breaks the MILP's own constraints, or the final
+            allocation fails a check.
         """
         cluster = view.cluster
         jobs = list(view.jobs.values())
-        n_res = len(cluster.resources)
-        wsrv = cluster.servers_for("worker")
-        psrv = cluster.servers_for("ps")
+        if not jobs:
+            return {}
         guaranteed = set(self.guaranteed(t, view))
+        groups = server_groups(cluster, [v.spec for v in jobs], t, self.group_by)
+        group_of = np.full(cluster.n_servers, -1, dtype=int)
+        for gi, g in enumerate(groups):
+            group_of[list(g)] = gi
+        model = self._build(t, view, jobs, groups, group_of, guaranteed)
+        x = self._milp(model)
+        if x is None:
+            return None
+        allocs, unplaced = self._disaggregate(view, model, groups, group_of, x, guaranteed)
+        if unplaced:
+            self._stats.trimmed += 1
+            allocs = self._trim(model, allocs)
+        wanted = sum(int(x[k]) for jv in model.jobs for k in (*jv.workers.values(), *jv.ps.values()))
+        got = sum(p.n_workers + p.n_ps for p in allocs.values())
+        self._stats.dropped_tasks += max(0, wanted - got)
+        return allocs if self._usable(t, view, allocs, guaranteed) else None
+
+    # ------------------------------------------------------------------------------- model
+    def _build(
+        self,
+        t: int,
+        view: ClusterView,
+        jobs: Sequence[JobView],
+        groups: Sequence[tuple[int, ...]],
+        group_of: np.ndarray,
+        guaranteed: set[int],
+    ) -> _Model:
+        """Dorm's MILP over (job, server group) counts (see the module docstring)."""
+        cluster = view.cluster
+        hard = cluster.hard
+        n_res = len(cluster.resources)
+        wset = set(cluster.servers_for("worker").tolist())
+        pset = set(cluster.servers_for("ps").tolist())
+        wgroups = [gi for gi, g in enumerate(groups) if g[0] in wset]
+        pgroups = [gi for gi, g in enumerate(groups) if g[0] in pset]
+        caps = [cluster.capacity[list(g)] for g in groups]
         n_jobs = len(jobs)
-        cols: list[tuple[str, int, int]] = []  # (kind, job index, server)
         lb: list[float] = []
         ub: list[float] = []
         obj: list[float] = []
         integ: list[int] = []
         rows: list[tuple[dict[int, float], float, float]] = []
 
-        def var(kind, j, s, lo, hi, c, integer=1):
-            cols.append((kind, j, s))
+        def var(lo, hi, c):
             lb.append(lo)
             ub.append(hi)
             obj.append(c)
-            integ.append(integer)
-            return len(cols) - 1
+            integ.append(1)
+            return len(obj) - 1
 
         cap_rows: dict[tuple[int, int], dict[int, float]] = {}
         min_task_util = math.inf
-        per_job = []
-        for ji, v in enumerate(jobs):
+        out: list[_JobVars] = []
+        for v in jobs:
             spec = v.spec
             model = spec.model
             wd = cluster.vector(spec.worker_demand)
@@ -766,40 +999,34 @@ class Dorm(BasePolicy):
             beta = self._beta(spec, cap)
             zcap = int(math.ceil(beta * cap - 1e-12)) if model.needs_ps else 0
             fixed = v.running and not model.elastic
-            prev_w, prev_p = dict(v.placement.workers), dict(v.placement.ps)
-            y, z = {}, {}
-            for role, servers, demand, cnt_cap, prev, store, u in (
-                ("y", wsrv, wd, cap, prev_w, y, uw),
-                ("z", psrv if model.needs_ps else np.zeros(0, int), pd_, zcap, prev_p, z, up),
+            jv = _JobVars(
+                v, fixed, cap, beta, wd, pd_, {}, {},
+                _group_counts(v.placement.workers, group_of), _group_counts(v.placement.ps, group_of),
+            )  # fmt: skip
+            # objective: a worker adds its own utilisation plus the fluid PS share beta it needs
+            # (the PS count itself is pinned to ceil(beta Y) and has no objective coefficient)
+            for gis, demand, cnt_cap, prev, store, u in (
+                (wgroups, wd, cap, jv.prev_workers, jv.workers, uw + beta * up),
+                (pgroups if model.needs_ps else [], pd_, zcap, jv.prev_ps, jv.ps, 0.0),
             ):
-                for s in servers.tolist():
-                    if not mask[s]:
+                for gi in gis:
+                    if not mask[groups[gi][0]]:
                         continue
-                    need = demand[cluster.hard] > 0
-                    fit = (
-                        int(
-                            np.floor(
-                                np.min(cluster.capacity[s, cluster.hard][need] / demand[cluster.hard][need])
-                                + _TOL
-                            )
-                        )
-                        if need.any()
-                        else cnt_cap
-                    )
-                    hi = min(cnt_cap, fit)
+                    hi = min(cnt_cap, int(_fits(caps[gi], demand, hard, cnt_cap).sum()))
+                    lo = 0
                     if fixed:
-                        lo = hi = prev.get(s, 0)
-                    else:
-                        lo = 0
-                    if hi <= 0 and prev.get(s, 0) == 0:
+                        lo = hi = prev.get(gi, 0)
+                    if hi <= 0 and prev.get(gi, 0) == 0:
                         continue
-                    k = var(role, ji, s, lo, hi, -u)
-                    store[s] = k
+                    k = var(lo, hi, -u)
+                    store[gi] = k
                     for r in range(n_res):
-                        if cluster.hard[r] and demand[r] > 0:
-                            cap_rows.setdefault((s, r), {})[k] = float(demand[r])
+                        if hard[r] and demand[r] > 0:
+                            cap_rows.setdefault((gi, r), {})[k] = float(demand[r])
+            y, z = jv.workers, jv.ps
             sure = v.job_id in guaranteed or fixed
-            on = var("x", ji, -1, 1 if sure else 0, 1, 0.0)
+            on = var(1 if sure else 0, 1, 0.0)
+            jv.on = on
             lower = model.min_workers
             if v.job_id in guaranteed and self.fairness_factor > 0:
                 sigma = self._share(spec, 1, beta)
@@ -819,73 +1046,293 @@ class Dorm(BasePolicy):
                     rows.append(
                         ({**{k: 1.0 for k in z.values()}, **{k: -1.0 for k in y.values()}}, -math.inf, 0.0)
                     )
-            per_job.append((v, y, z, fixed, prev_w, prev_p))
+            out.append(jv)
         if not math.isfinite(min_task_util):
             min_task_util = 1.0
         adjust_vars = []
-        for ji, (v, y, z, fixed, prev_w, prev_p) in enumerate(per_job):
-            if not v.running or fixed:
+        for jv in out:
+            if not jv.view.running or jv.fixed:
                 continue
             if self.max_adjust is None and self.adjust_penalty == 0:
                 continue
-            a = var("a", ji, -1, 0, 1, self.adjust_penalty * min_task_util)
+            a = var(0, 1, self.adjust_penalty * min_task_util)
             adjust_vars.append(a)
-            for store, prev in ((y, prev_w), (z, prev_p)):
-                for s in sorted(set(store) | set(prev)):
-                    p0 = float(prev.get(s, 0))
-                    if s not in store:  # previous server no longer usable: the job must change
+            jv.adjust = a
+            for store, prev in ((jv.workers, jv.prev_workers), (jv.ps, jv.prev_ps)):
+                for gi in sorted(set(store) | set(prev)):
+                    p0 = float(prev.get(gi, 0))
+                    if gi not in store:  # previous group no longer usable: the job must change
                         rows.append(({a: 1.0}, 1.0, 1.0))
                         continue
-                    k = store[s]
-                    big = max(ub[k], p0, 1.0)
-                    rows.append(({k: 1.0, a: -big}, -math.inf, p0))
-                    rows.append(({k: -1.0, a: -big}, -math.inf, -p0))
+                    k = store[gi]
+                    up, down = max(ub[k] - p0, 0.0), p0  # Y - p0 <= up * a, p0 - Y <= down * a
+                    if up > 0:
+                        rows.append(({k: 1.0, a: -up}, -math.inf, p0))
+                    if down > 0:
+                        rows.append(({k: -1.0, a: -down}, -math.inf, -p0))
         if self.max_adjust is not None and adjust_vars:
             rows.append(({a: 1.0 for a in adjust_vars}, -math.inf, float(self.max_adjust)))
-        for (s, r), coef in sorted(cap_rows.items()):
-            rows.append((coef, -math.inf, float(cluster.capacity[s, r])))
-        x = self._milp(np.array(obj), rows, np.array(lb, float), np.array(ub, float), np.array(integ))
-        if x is None:
-            return None
-        vals = np.rint(x).astype(int)
-        allocs: dict[int, Placement] = {}
-        for _, (v, y, z, _fixed, _pw, _pp) in enumerate(per_job):
-            w = {s: int(vals[k]) for s, k in y.items() if vals[k] > 0}
-            p = {s: int(vals[k]) for s, k in z.items() if vals[k] > 0}
-            if w or p:
-                allocs[v.job_id] = Placement.of(w, p)
-        return allocs if self._usable(t, view, allocs, guaranteed) else None
-
-    def _milp(self, c, rows, lb, ub, integrality) -> np.ndarray | None:
-        n = len(c)
-        data, ri, ci, lo, hi = [], [], [], [], []
+        for (gi, r), coef in sorted(cap_rows.items()):
+            rows.append((coef, -math.inf, float(caps[gi][:, r].sum())))
+        rows.extend(self._residual_rows(view, out, groups, ub))
+        data, ri, ci, lo_, hi_ = [], [], [], [], []
         for i, (coef, low, high) in enumerate(rows):
             for k, val in coef.items():
                 if val != 0:
                     ri.append(i)
                     ci.append(k)
                     data.append(val)
-            lo.append(low)
-            hi.append(high)
-        A = sp.csr_array((data, (ri, ci)), shape=(len(rows), n))
-        constraints = [LinearConstraint(A, np.array(lo), np.array(hi))] if rows else []
-        options: dict[str, object] = {"time_limit": self.time_limit, "mip_rel_gap": self.mip_rel_gap}
+            lo_.append(low)
+            hi_.append(high)
+        A = sp.csr_array((data, (ri, ci)), shape=(len(rows), len(obj)))
+        return _Model(
+            np.array(obj, float), A, np.array(lo_, float), np.array(hi_, float),
+            np.array(lb, float), np.array(ub, float), np.array(integ), out,
+        )  # fmt: skip
+
+    @staticmethod
+    def _residual_rows(
+        view: ClusterView, jobs: Sequence[_JobVars], groups: Sequence[tuple[int, ...]], ub: Sequence[float]
+    ) -> list[tuple[dict[int, float], float, float]]:
+        """Residual-space rows of the module docstring: a running job grows only into the space
+        the running jobs leave; a job that is not running fits in that space plus what the
+        adjusted jobs release."""
+        cluster = view.cluster
+        hard = cluster.hard
+        movable = [jv for jv in jobs if jv.adjust is not None]
+        free0 = cluster.capacity - view.used
+        for jv in jobs:  # running elastic jobs without an adjustment variable move freely
+            if jv.view.running and not jv.fixed and jv.adjust is None:
+                free0 = free0 + jv.usage(cluster)
+        use = np.stack([jv.usage(cluster) for jv in movable]) if movable else None
+        tasks = []  # per movable job and group: (previous tasks of both roles, their columns)
+        for jv in movable:
+            per: dict[int, tuple[int, list[int]]] = {}
+            for store, prev in ((jv.workers, jv.prev_workers), (jv.ps, jv.prev_ps)):
+                for gi, n in prev.items():
+                    old, cols = per.get(gi, (0, []))
+                    per[gi] = (old + n, cols + ([store[gi]] if gi in store else []))
+            tasks.append(per)
+        rows: list[tuple[dict[int, float], float, float]] = []
+        for jv in jobs:
+            if jv.fixed or (jv.view.running and jv.adjust is None):
+                continue
+            running = jv.view.running
+            base = free0 + jv.usage(cluster) if running else free0
+            zcap = int(math.ceil(jv.beta * jv.cap - 1e-12))
+            for store, demand, cnt in ((jv.workers, jv.wd, jv.cap), (jv.ps, jv.pd, zcap)):
+                if not store:
+                    continue
+                fit0 = _fits(base, demand, hard, cnt)
+                gain = None
+                if not running and use is not None:
+                    gain = _fits(base[None] + use, demand, hard, cnt) - fit0[None]
+                for gi, k in sorted(store.items()):
+                    g = list(groups[gi])
+                    room = float(fit0[g].sum())
+                    coef: dict[int, float] = {k: 1.0}
+                    rhs = room
+                    worst = 0.0  # largest left-hand side when the job is off (Y_jg = 0)
+                    if gain is not None:
+                        extra = gain[:, g].sum(axis=1)
+                        for m in np.flatnonzero(extra > 0):
+                            n_prev, cols = tasks[m].get(gi, (0, []))
+                            if n_prev <= 0:
+                                continue
+                            phi = float(extra[m]) / n_prev  # tasks of j per released task of i
+                            for c in cols:
+                                coef[c] = coef.get(c, 0.0) + phi
+                                worst += phi * ub[c]
+                            rhs += phi * n_prev
+                    if room >= ub[k] and len(coef) == 1:
+                        continue
+                    big = worst - rhs
+                    if big > 0:  # the row only binds when the job runs (x_j = 1)
+                        coef[jv.on] = big
+                        rhs += big
+                    rows.append((coef, -math.inf, rhs))
+        return rows
+
+    def _milp(self, model: _Model) -> np.ndarray | None:
+        """Solve with HiGHS; return the rounded solution, or None if there is none or it breaks
+        the model's own bounds or rows (a solver or test double that misbehaves)."""
+        constraints = [LinearConstraint(model.A, model.row_lo, model.row_hi)] if model.A.shape[0] else []
+        options: dict[str, object] = {"mip_rel_gap": self.mip_rel_gap}
+        if self.time_limit is not None:
+            options["time_limit"] = self.time_limit
         if self.node_limit is not None:
             options["node_limit"] = self.node_limit
         res = milp(
-            c, constraints=constraints, integrality=integrality, bounds=Bounds(lb, ub), options=options
+            model.c,
+            constraints=constraints,
+            integrality=model.integrality,
+            bounds=Bounds(model.lb, model.ub),
+            options=options,
         )
-        if res.status == 1:
-            self._stats.time_limit += 1
-        if res.x is None or res.status not in (0, 1):
+        if res.x is None or res.status in (2, 3):  # no solution, infeasible, unbounded
             return None
-        return np.asarray(res.x, dtype=float)
+        if res.status != 0:  # time limit (status 1) or node limit (HiGHS "solution limit", 4)
+            self._stats.limit_hits += 1
+        x = np.rint(np.asarray(res.x, dtype=float))
+        tol = 1e-6
+        if np.any(x < model.lb - tol) or np.any(x > model.ub + tol):
+            return None
+        if model.A.shape[0]:
+            act = model.A @ x
+            slack = tol * (1.0 + np.abs(act))
+            if np.any(act < model.row_lo - slack) or np.any(act > model.row_hi + slack):
+                return None
+        return x
+
+    # ---------------------------------------------------------------------- disaggregation
+    def _disaggregate(
+        self,
+        view: ClusterView,
+        model: _Model,
+        groups: Sequence[tuple[int, ...]],
+        group_of: np.ndarray,
+        x: np.ndarray,
+        guaranteed: set[int],
+    ) -> tuple[dict[int, Placement], int]:
+        """Turn (job, group) counts into per-server placements (module docstring, steps 1-4).
+
+        Returns the allocations and the number of tasks that did not fit.
+        """
+        cluster = view.cluster
+        hard = cluster.hard
+        free = cluster.capacity.copy()
+        vals = x.astype(int)
+        allocs: dict[int, Placement] = {}
+        # step 1: jobs whose group counts are unchanged keep their exact placement
+        work = []
+        for jv in model.jobs:
+            want = {
+                "worker": {g: int(vals[k]) for g, k in jv.workers.items() if vals[k] > 0},
+                "ps": {g: int(vals[k]) for g, k in jv.ps.items() if vals[k] > 0},
+            }
+            v = jv.view
+            if v.running and (jv.fixed or (want["worker"] == jv.prev_workers and want["ps"] == jv.prev_ps)):
+                allocs[v.job_id] = v.placement
+                for s, c in v.placement.workers:
+                    free[s] -= c * jv.wd
+                for s, c in v.placement.ps:
+                    free[s] -= c * jv.pd
+            elif want["worker"] or want["ps"]:
+                work.append((jv, want))
+        placed: list[dict[str, dict[int, int]]] = [{"worker": {}, "ps": {}} for _ in work]
+        left = {
+            (i, role, g): n
+            for i, (_, want) in enumerate(work)
+            for role in want
+            for g, n in want[role].items()
+        }
+
+        def demand(i: int, role: str) -> np.ndarray:
+            return work[i][0].wd if role == "worker" else work[i][0].pd
+
+        def put(i: int, role: str, servers: Sequence[int], limit: int) -> None:
+            d = demand(i, role)
+            for s in servers:
+                key = (i, role, int(group_of[s]))
+                n = min(limit, left.get(key, 0))
+                if n <= 0:
+                    continue
+                n = min(n, int(_fits(free[s : s + 1], d, hard, n)[0]))
+                if n <= 0:
+                    continue
+                free[s] -= n * d
+                placed[i][role][s] = placed[i][role].get(s, 0) + n
+                left[key] -= n
+                limit -= n
+                if limit <= 0:
+                    return
+
+        # server order inside a group: smallest first (normalised capacity), then index
+        order = []
+        for g in groups:
+            caps = cluster.capacity[list(g)][:, hard]
+            top = np.where(caps.max(axis=0) > 0, caps.max(axis=0), 1.0)
+            size = (caps / top).sum(axis=1)
+            order.append([g[k] for k in sorted(range(len(g)), key=lambda k: (size[k], g[k]))])
+        prev = [
+            {"worker": [s for s, _ in jv.view.placement.workers], "ps": [s for s, _ in jv.view.placement.ps]}
+            for jv, _ in work
+        ]
+        # step 2: the minimum allocation of guaranteed jobs, in arrival order (previous servers first)
+        for i, (jv, want) in enumerate(work):
+            if jv.view.job_id not in guaranteed:
+                continue
+            m = jv.view.spec.model.min_workers
+            mins = {
+                "worker": m,
+                "ps": int(math.ceil(jv.beta * m - 1e-12)) if jv.view.spec.model.needs_ps else 0,
+            }
+            for role, need in mins.items():
+                for servers in [prev[i][role]] + [order[g] for g in sorted(want[role])]:
+                    rest = need - sum(placed[i][role].values())
+                    if rest <= 0:
+                        break
+                    put(i, role, servers, rest)
+        # step 3: moved jobs take their previous servers again (sticky)
+        for i, (jv, _) in enumerate(work):
+            for role, pairs in (("worker", jv.view.placement.workers), ("ps", jv.view.placement.ps)):
+                for s, c in pairs:
+                    put(i, role, [s], c - placed[i][role].get(s, 0))
+
+        # step 4: the rest, largest tasks first (first fit decreasing)
+        def size_of(key):
+            i, role, g = key
+            d = demand(i, role)[hard]
+            top = cluster.capacity[list(groups[g])][:, hard].max(axis=0)
+            ok = top > 0
+            return float(np.max(d[ok] / top[ok])) if ok.any() else 0.0
+
+        rest = sorted((k for k, n in left.items() if n > 0), key=lambda k: (-size_of(k), k))
+        for i, role, g in rest:
+            put(i, role, order[g], left[(i, role, g)])
+        for i, (jv, _) in enumerate(work):
+            if placed[i]["worker"] or placed[i]["ps"]:
+                allocs[jv.view.job_id] = Placement.of(placed[i]["worker"], placed[i]["ps"])
+        return allocs, sum(left.values())
+
+    def _trim(self, model: _Model, allocs: Mapping[int, Placement]) -> dict[int, Placement]:
+        """Make a partly placed allocation consistent: each moved job keeps the largest worker
+        count whose PS count :math:`\\lceil\\beta Y\\rceil` it has, surplus tasks are removed from
+        its highest-numbered servers, and a job left below its minimum is dropped."""
+        out = dict(allocs)
+        for jv in model.jobs:
+            v = jv.view
+            p = out.get(v.job_id)
+            if p is None or (v.running and p == v.placement):
+                continue
+            spec_model = v.spec.model
+            y = min(p.n_workers, jv.cap)
+            z = 0
+            if spec_model.needs_ps:
+                while y > 0 and math.ceil(jv.beta * y - 1e-12) > p.n_ps:
+                    y -= 1
+                z = math.ceil(jv.beta * y - 1e-12) if y > 0 else 0
+            if y < spec_model.min_workers:
+                del out[v.job_id]
+                continue
+
+            def keep(pairs, n):
+                kept: dict[int, int] = {}
+                for s, c in sorted(pairs):
+                    take = min(c, n)
+                    if take > 0:
+                        kept[s] = take
+                    n -= take
+                return kept
+
+            out[v.job_id] = Placement.of(keep(p.workers, y), keep(p.ps, z))
+        return out
 
     def _usable(
         self, t: int, view: ClusterView, allocs: Mapping[int, Placement], guaranteed: set[int]
     ) -> bool:
-        """Re-check a rounded MILP solution: the independent checker, the guarantee, fixed
-        non-elastic jobs and the adjustment limit."""
+        """Re-check an allocation: the independent checker, the guarantee, fixed non-elastic jobs
+        and the adjustment limit."""
         specs = {j: v.spec for j, v in view.jobs.items()}
         try:
             check_allocations(view.cluster, specs, t, allocs)

@@ -1,0 +1,396 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # OASiS, Sec. V: Figs. 3-6 and 8-9 reproduced
+#
+# Y. Bao, Y. Peng, C. Wu, Z. Li, *Online Job Scheduling in Distributed Machine Learning Clusters*,
+# IEEE INFOCOM 2018 (arXiv:1801.00936), Sec. V. This notebook re-runs the paper's evaluation in our
+# simulator and puts what the paper reports next to what we get:
+#
+# | figure | what | `dlsched.oasis.experiments` |
+# |---|---|---|
+# | Fig. 3 | total utility vs number of jobs, OASiS / FIFO / DRF / RRH / Dorm | `utility_run` |
+# | Fig. 4 | actual minus target completion, time-sensitive / time-critical jobs | `utility_run` |
+# | Fig. 5 | performance ratio OPT / OASiS vs servers and priority range | `ratio_run` |
+# | Fig. 6 | OASiS with U/L estimated at 20 %-1000 % of the true values | `estimate_run` |
+# | Figs. 8-9 | testbed (Sec. V-B), simulated: total utility, actual minus target | `testbed_run` |
+#
+# The paper's text gives trends, not numbers, except Fig. 5's ratios of 1.1-1.5; each section
+# ends with a paper-vs-ours table and a paragraph on where and why we differ.
+#
+# *Runtime* (2 cores): quick mode about 25 s of CPU time (a minute or two of wall time on a busy
+# machine): small clusters and loads, one seed. Full mode, the paper's sizes (100-400 jobs,
+# $T = 300$, $H = K = 50$, 5 seeds; Fig. 5 with 20 instances per bar): about an hour of CPU time
+# serially, most of it in Dorm's MILPs at 300-400 jobs (a single Dorm run at 400 jobs can take
+# 10 minutes); pass `scheduler="local"` (or a Dask scheduler address) to spread the sweep. Every
+# point is cached in `cache_dir`, so a second run is read from disk.
+
+# %% tags=["parameters"]
+mode = "quick"
+seed = 0
+figures_dir = "../figures"
+cache_dir = "../build/cache"
+scheduler = "serial"
+n_jobs_quick = [30, 60]
+n_jobs_full = [100, 200, 300, 400]
+T_quick = 60
+T_full = 300
+servers_quick = 10
+servers_full = 50
+n_seeds_quick = 1
+n_seeds_full = 5
+fig4_jobs_quick = 60
+fig4_jobs_full = 200
+fig4_T_quick = 50
+fig4_T_full = 100
+fig4_mix = [0.0, 0.5, 0.5]
+ratio_jobs = 10
+ratio_T = 10
+ratio_servers = [3, 6, 9, 12]
+ratio_seeds_quick = 3
+ratio_seeds_full = 20
+ratio_time_limit_quick = 20.0
+ratio_time_limit_full = 600.0
+u_scales = [0.2, 0.5, 1.0, 3.0, 5.0, 10.0]
+testbed_T = [10, 20]
+testbed_seeds_quick = 5
+testbed_seeds_full = 20
+
+# %%
+from dlsched import experiments, plotting, registry
+from dlsched.core.simulator import simulate
+from dlsched.oasis import checks
+from dlsched.oasis import experiments as ox
+
+quick = mode == "quick"
+seeds = list(range(seed, seed + (n_seeds_quick if quick else n_seeds_full)))
+n_jobs = n_jobs_quick if quick else n_jobs_full
+T = T_quick if quick else T_full
+H = servers_quick if quick else servers_full
+fig4_jobs, fig4_T = (fig4_jobs_quick, fig4_T_quick) if quick else (fig4_jobs_full, fig4_T_full)
+ratio_seeds = list(range(seed, seed + (ratio_seeds_quick if quick else ratio_seeds_full)))
+ratio_time_limit = ratio_time_limit_quick if quick else ratio_time_limit_full
+testbed_seeds = list(range(seed, seed + (testbed_seeds_quick if quick else testbed_seeds_full)))
+policies = list(ox.POLICIES)
+plotting.set_style()
+
+# %% [markdown]
+# ## Setting (Sec. V-A) and our readings
+#
+# Workloads come from `dlsched.oasis.model.oasis_workload` (registered as `"oasis"`): the job and
+# demand ranges of Sec. V-A, arrivals following the Google 2011 diurnal pattern, sigmoid utilities
+# with 10 % time-insensitive, 55 % time-sensitive, 35 % time-critical jobs. Where the paper is
+# silent we chose, and every choice matters for the comparison below:
+#
+# * **units of $\tau_i$**: seconds with 1-hour slots (the literal "time slots" reading makes most
+#   jobs unable to finish within $T$; see `dlsched.oasis.model`);
+# * **server capacities**: worker servers are EC2 P2/G3 instances (they carry the GPUs), PS servers
+#   c4.8xlarge, storage 1 TB; the paper names the instance families but gives no numbers (and
+#   swaps the roles in its text);
+# * **baselines**: FIFO and RRH run every job with its fixed worker count (uniform in [1, 30], as
+#   the paper says); RRH's delay cost, score and threshold, DRF's PS count and Dorm's fairness and
+#   adjustment constraints are our readings (`dlsched.oasis.baselines`); in FIFO, DRF and RRH
+#   tasks are placed round-robin;
+# * **OASiS** gets the workload's true $U$, $L$ and $\eta$ of (23)-(26) ("estimated from past
+#   experience" in the paper).
+
+# %% [markdown]
+# ## Fig. 3: total utility vs number of jobs
+#
+# Paper: $T = 300$, $H = K = 50$, 100-400 jobs. OASiS performs best, "especially when the number
+# of jobs in the fixed timespan is larger (resources are more scarce)".
+
+# %%
+grid = experiments.param_grid({"T": T, "H": H, "K": H}, n_jobs=n_jobs, policy=policies, seed=seeds)
+jobs3 = experiments.sweep(ox.utility_run, grid, cache_dir=cache_dir, scheduler=scheduler)
+totals3 = ox.run_totals(jobs3, ["policy", "n_jobs", "seed"])
+
+# %%
+fig, ax = plotting.subplots()
+plotting.draw("lineplot", totals3, ax=ax, x="n_jobs", y="total_utility", hue="policy",
+              hue_order=policies, marker="o", errorbar=("pi", 100))
+ax.set(xlabel="number of jobs", ylabel="total utility", title=f"T={T}, H=K={H}, {len(seeds)} seeds, min-max")
+paths = plotting.savefig(fig, "fig_oasis_03_total_utility", figures_dir)
+
+# %% [markdown]
+# Mean over seeds of the admitted and finished jobs and the total utility, per scheme and load:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+cols = ["admitted", "finished", "total_utility"]
+print(totals3.groupby(["n_jobs", "policy"])[cols].mean().round(1).to_string())
+
+# %%
+# NBVAL_CHECK_OUTPUT
+setting3 = f"{n_jobs} jobs, T={T}, H=K={H}, {len(seeds)} seed(s)"
+cmp3 = ox.fig3_comparison(totals3, setting=setting3)
+print(cmp3.to_string(index=False))
+
+# %% [markdown]
+# OASiS's schedules are feasible and its final prices and payoffs bound its utility from above
+# (Theorem 2 and weak duality), checked on the OASiS run at the largest load:
+
+# %%
+wl = registry.make_workload("oasis", seed=seed, n_jobs=n_jobs[-1], T=T, H=H, K=H)
+pol = registry.make_policy("oasis", wl)
+res = simulate(wl, pol, seed=seed)
+for claim in (checks.feasible_run(res, pol), checks.weak_duality(pol, res)):
+    print(claim.summary())
+    assert claim.holds, claim.summary()
+
+# %% [markdown]
+# Two numbers that explain most of what follows: Theorem 4's $\alpha = \max_r \ln(U/L)$ of this
+# workload, and how OASiS and RRH (the scheme that earns the most in our runs) use the cluster.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(f"alpha = max_r ln(U/L) = {pol.prices.alpha:.0f}; ln L1 = {pol.prices.log_l1:.0f}")
+res_rrh = simulate(wl, registry.make_policy("rrh", wl), seed=seed)
+print(ox.run_profile({"oasis": res, "rrh": res_rrh}).round(2).to_string(index=False))
+
+# %% [markdown]
+# **Where we differ.** OASiS is *not* the best scheme in our runs, and its gap to the best one
+# grows with load in the opposite direction of Fig. 3. In quick mode RRH earns the most at both
+# loads. At the paper's sizes (full mode, 5 seeds, measured while writing this notebook) Dorm
+# leads at 100-200 jobs and RRH at 300-400 jobs (about 7,200 at 400 jobs, the scale of the
+# paper's y-axis, which reaches about 8,000); OASiS earns 0.86 of the best scheme's utility at
+# 100 jobs and 0.42 at 400, ahead only of FIFO (strict FIFO blocks behind jobs that do not fit).
+#
+# The two numbers above show why, as far as we can tell. With the true price parameters of
+# (23)-(26), $L$ is set by the smallest end-of-horizon utility, that of a time-critical job
+# ($\gamma_2 \approx 5$) ending at $T$, about $e^{-5(T - a_i - \gamma_3)}$; so
+# $\alpha = \ln(U/L)$ is in the hundreds here and about 1,700 at $T = 300$. A price
+# $L (U/L)^{g/c}$ then stays negligible until a server is almost full and only then jumps to
+# $U$: OASiS acts like a greedy first-come first-served scheduler that books capacity
+# irrevocably for the early arrivals, keeps the GPUs almost fully reserved with stretched
+# schedules, and rejects later jobs whatever their priority (at 400 jobs, $T = 300$, seed 0:
+# GPUs 98 % booked, mean JCT 59 slots, utility 14 per finished job; RRH: 74 %, 16 slots, 33).
+# RRH, under our reading (reward minus delay cost per unit of resource-time, pause and resume),
+# favours short, high-priority jobs; Dorm and DRF re-divide the cluster on every event. The
+# paper gives neither RRH's cost function and threshold, nor Dorm's constraints, nor the server
+# capacities or the unit of $\tau_i$, so we cannot tell which reading differs from theirs.
+
+# %% [markdown]
+# ## Fig. 4: actual minus target completion time
+#
+# Paper: 100 time-sensitive and 100 time-critical jobs, $T = 100$; OASiS is closest to 0 for
+# both classes, with the smallest variance. We draw 200 jobs with the mix (0, 0.5, 0.5), so the
+# class sizes are binomial around 100 (quick mode: fewer jobs on the small cluster). Only
+# finished jobs have a completion time.
+
+# %%
+base4 = {"T": fig4_T, "H": H, "K": H, "n_jobs": fig4_jobs, "workload": {"mix": fig4_mix}}
+grid = experiments.param_grid(base4, policy=policies, seed=seeds)
+jobs4 = experiments.sweep(ox.utility_run, grid, cache_dir=cache_dir, scheduler=scheduler)
+stats4 = ox.timeliness(jobs4, ["policy", "utility_class"])
+
+# %%
+fig = ox.timeliness_figure(jobs4, title=f"{fig4_jobs} jobs, T={fig4_T}, H=K={H}, {len(seeds)} seed(s)")
+paths = plotting.savefig(fig, "fig_oasis_04_completion_vs_target", figures_dir)
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(stats4.round(2).to_string(index=False))
+
+# %%
+# NBVAL_CHECK_OUTPUT
+cmp4 = ox.fig4_comparison(stats4, setting=f"{fig4_jobs} jobs (mix {fig4_mix}), T={fig4_T}, H=K={H}")
+print(cmp4.to_string(index=False))
+
+# %% [markdown]
+# **Where we differ.** OASiS is neither closest to the target nor the tightest. Its admitted
+# jobs finish *late* relative to $\gamma_3$ (median +8 slots in quick mode; +5 to +6 slots with
+# an inter-quartile range of about 30-37 at the paper's size, full mode, 5 seeds), while DRF's and
+# Dorm's finished jobs are centred on the target (medians within 1 slot) and RRH's are a little
+# early with the smallest spread. This follows from the pricing discussed under Fig. 3: early
+# slots are booked by earlier jobs at near-zero prices, so Algorithm 2's best completion slot for
+# a new job is often well past its target; a time-sensitive sigmoid ($\gamma_2 \le 1$) still
+# pays enough there, a time-critical one often does not and the job is rejected (rejected jobs
+# have no completion time and are not in the boxes). The same survivor effect shapes every box:
+# jobs a scheme leaves unfinished at $T$ do not appear, and FIFO finishes few jobs. The paper
+# does not say how many jobs each scheme finished.
+
+# %% [markdown]
+# ## Fig. 5: performance ratio OPT / OASiS
+#
+# Paper: 10 jobs, $T = 10$, 3/6/9/12 servers "proportionally divided" between workers and PS,
+# priorities $\gamma_1$ in four ranges ordered so that $\max_r U/L$ grows left to right; OPT
+# solved exactly (2 days). Ratios 1.1-1.5, no clear trend. We solve the offline MILP (1)-(13)
+# with HiGHS under a time limit (`dlsched.oasis.offline.solve_offline`), split the servers as
+# $H = \lceil n/2 \rceil$, $K = \lfloor n/2 \rfloor$ and average over several random instances.
+# Because OASiS's schedule is itself feasible for (1)-(13), OPT is taken as at least OASiS's
+# utility; instances where no job can finish at all (OPT = OASiS = 0) are left out.
+
+# %%
+base5 = {"n_jobs": ratio_jobs, "T": ratio_T, "time_limit": ratio_time_limit}
+ranges = [list(g) for g in ox.GAMMA1_RANGES]
+grid = experiments.param_grid(base5, servers=ratio_servers, gamma1=ranges, seed=ratio_seeds)
+ratios = experiments.sweep(ox.ratio_run, grid, cache_dir=cache_dir, scheduler=scheduler)
+summary5 = ox.ratio_summary(ratios)
+
+# %%
+title5 = f"{ratio_jobs} jobs, T={ratio_T}, {len(ratio_seeds)} instances per bar; bars: min-max"
+fig = ox.ratio_figure(ratios, title=title5)
+paths = plotting.savefig(fig, "fig_oasis_05_ratio_vs_offline", figures_dir)
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(summary5.round(3).to_string(index=False))
+print(ratios["milp_status"].value_counts().to_string())
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+secs = ratios["solve_seconds"]
+print(f"MILP solve time: median {secs.median():.3g} s, max {secs.max():.3g} s")
+
+# %% [markdown]
+# Theorem 4's bound $2\alpha$ measured on the same instances (the proof assumes a worker's demand
+# is tiny compared with a server, which these 3-12 server clusters violate, so this is a
+# measurement, not an assertion):
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(ox.ratio_claim(ratios).summary())
+setting5 = f"{ratio_jobs} jobs, T={ratio_T}, {len(ratio_seeds)} instances per bar, HiGHS"
+cmp5 = ox.fig5_comparison(summary5, setting=setting5)
+print(cmp5.to_string(index=False))
+
+# %% [markdown]
+# **Where we differ.** Most of our instances have ratios close to 1 (OASiS optimal or nearly
+# so), with a few far above: at the paper's size (full mode, 20 instances per bar) the mean bars
+# span about 1.1-2.9 while every median is 1.0; one 6-server instance reaches 37, where OASiS
+# admits a single low-priority job that blocks the better ones ($2\alpha$ is about 69 there, so
+# Theorem 4 still holds). Like the paper we see no clear trend with the number of servers;
+# within a server count the mean tends to grow with the priority range (larger $U/L$). Our
+# instances are random (the same seeds for every bar), the paper's are not given; with $T = 10$ and
+# arrivals spread over all 10 slots several jobs per instance cannot finish by $T$ in any
+# schedule, and instances where no job can finish (OPT = OASiS = 0) are dropped.
+#
+# Solver caveat: HiGHS (through `scipy.optimize.milp`) occasionally returns a point it labels
+# *optimal* whose utility is *below* OASiS's feasible schedule (8 of 320 full-mode instances, all
+# from one seed; the same instances solve correctly with HiGHS's presolve switched off). Those
+# instances are counted in `milp_below_oasis` above; their OPT is taken as OASiS's utility, a
+# valid lower bound, so their ratio is 1. The paper needed 2 days per exact solve; HiGHS takes
+# well under a second per instance here.
+
+# %% [markdown]
+# ## Fig. 6: OASiS with estimated $U/L$
+#
+# Paper: $T = 300$, 100-400 jobs; OASiS gets $U_1^r/L_1$ and $U_2^r/L_2$ at 20 %-1000 % of the true
+# values; under-estimation beats over-estimation when resources are scarce. The paper does not say
+# whether $U$ or $L$ was changed; we multiply $U$ at fixed $L$ (`PriceParameters.scaled`).
+
+# %%
+grid = experiments.param_grid({"T": T, "H": H, "K": H}, n_jobs=n_jobs, u_scale=u_scales, seed=seeds)
+jobs6 = experiments.sweep(ox.estimate_run, grid, cache_dir=cache_dir, scheduler=scheduler)
+totals6 = ox.run_totals(jobs6, ["u_scale", "estimate", "n_jobs", "seed"])
+
+# %%
+fig, ax = plotting.subplots()
+plotting.draw("lineplot", totals6, ax=ax, x="n_jobs", y="total_utility", hue="estimate",
+              hue_order=[ox.estimate_label(u) for u in u_scales], marker="o", errorbar=("pi", 100))
+ax.set(xlabel="number of jobs", ylabel="total utility (OASiS)", title=f"U/L estimates, T={T}, H=K={H}")
+paths = plotting.savefig(fig, "fig_oasis_06_estimation", figures_dir)
+
+# %%
+# NBVAL_CHECK_OUTPUT
+table6 = totals6.pivot_table(index="estimate", columns="n_jobs", values="total_utility", sort=False)
+print(table6.round(1).to_string())
+cmp6 = ox.fig6_comparison(totals6, setting=f"{n_jobs} jobs, T={T}, H=K={H}, U scaled at fixed L")
+print(cmp6.to_string(index=False))
+
+# %% [markdown]
+# **Where we differ.** Mis-estimating $U$ has no visible effect in our runs: total utilities
+# differ by at most about 2 % between 20 % and 1000 % (full mode, 5 seeds; -0.3 % between under-
+# and over-estimates at 400 jobs) and in no consistent order, so the paper's finding
+# (under-estimation better than over-estimation under scarcity) is not reproduced. The reason is
+# the size of $\ln(U/L)$ noted under Fig. 3: about 1,700 at $T = 300$, which a factor of 0.2-10
+# on $U$ changes by at most $\ln 10 \approx 2.3$, so the prices stay negligible until a server
+# is nearly full either way. The paper does not say which parameter it perturbed; perturbing $L$
+# by orders of magnitude (or defining $L$ without the time-critical jobs' vanishing
+# end-of-horizon utility) would change OASiS's behaviour much more, and might be what the
+# paper's estimates did.
+
+# %% [markdown]
+# ## Figs. 8-9: the testbed (Sec. V-B), simulated
+#
+# Paper: MXNet on Kubernetes, 9 servers (7 worker hosts with 4 GPUs in total, 2 PS hosts with 8
+# cores each), 12 jobs (AlexNet, ResNet-50/101/152, VGG-11, Inception-BN) arriving in the first
+# 9 of 10 slots of 20 minutes, each running 40 min-2 h. We simulate that setting
+# (`dlsched.oasis.model.testbed_workload`: per-model compute times calibrated to the stated
+# durations, 10 Gbps per host) with several seeds, at the paper's $T = 10$ and, to see the jobs
+# that need longer, at $T = 20$ (jobs still arrive in the first 9 slots).
+
+# %%
+grid = experiments.param_grid({}, T=testbed_T, policy=policies, seed=testbed_seeds)
+jobs8 = experiments.sweep(ox.testbed_run, grid, cache_dir=cache_dir, scheduler=scheduler)
+totals8 = ox.run_totals(jobs8, ["T", "policy", "seed"])
+
+# %%
+fig, ax = plotting.subplots()
+plotting.draw("barplot", totals8, ax=ax, x="policy", y="total_utility", hue="T", order=policies,
+              palette="colorblind", errorbar=("pi", 100))
+ax.set(xlabel="", ylabel="total utility", title=f"simulated testbed, {len(testbed_seeds)} seeds; min-max")
+paths = plotting.savefig(fig, "fig_oasis_08_testbed_utility", figures_dir)
+
+# %%
+fig = ox.timeliness_figure(jobs8, classes=None, hue="T", title="simulated testbed, finished jobs")
+paths = plotting.savefig(fig, "fig_oasis_09_testbed_completion", figures_dir)
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(totals8.groupby(["T", "policy"])[["admitted", "finished", "total_utility"]].mean().round(1).to_string())
+stats9 = ox.timeliness(jobs8[jobs8["T"] == testbed_T[0]], "policy")
+print(stats9.round(2).to_string(index=False))
+
+# %%
+# NBVAL_CHECK_OUTPUT
+setting8 = f"simulated, T={testbed_T[0]}, {len(testbed_seeds)} seeds"
+cmp8 = ox.fig8_comparison(totals8[totals8["T"] == testbed_T[0]], setting=setting8)
+cmp9 = ox.fig9_comparison(stats9, setting=setting8)
+print(cmp8.to_string(index=False))
+print(cmp9.to_string(index=False))
+
+# %% [markdown]
+# **Where we differ.** Ours is a simulation of the testbed, not a testbed: per-model compute
+# times are calibrated so that each job takes 40 min-2 h at full parallelism (the paper gives
+# only that range), every host gets 10 Gbps, and the two PS hosts (16 cores, 20 Gbps in all)
+# hold only a handful of PS at a time, so only one or two jobs finish within 10 slots under any
+# scheme. On this small system OASiS and RRH earn far more than FIFO, DRF and Dorm at $T = 10$,
+# with a large seed-to-seed spread, and which of the two leads depends on the seeds: OASiS in
+# quick mode (5 seeds), RRH by a small margin over 20 seeds in full mode (65 vs 60); with
+# $T = 20$ RRH leads clearly. The completion-minus-target comparison rests on a handful of
+# finished jobs per scheme (counts above; schemes with fewer than 3 finished jobs are not
+# ranked); OASiS's finished jobs end a few slots early. The paper itself warns that on a 12-job
+# testbed "the difference between OASiS and others may not be as apparent".
+
+# %% [markdown]
+# ## Summary: paper vs ours
+#
+# Every row of the tables above that has a verdict:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+tables = {"Fig. 3": cmp3, "Fig. 4": cmp4, "Fig. 5": cmp5, "Fig. 6": cmp6, "Fig. 8": cmp8, "Fig. 9": cmp9}
+card = ox.scorecard(tables)
+print(card.to_string(index=False))
+
+# %% [markdown]
+# In short: the theory side reproduces (feasible schedules, weak duality, OPT/OASiS ratios near
+# the paper's range on small instances, within Theorem 4's bound), while the comparison with the
+# baselines does not: under our readings of what the paper leaves open (the unit of $\tau_i$,
+# server capacities, RRH's and Dorm's parameters) Dorm, DRF and RRH earn more utility than OASiS
+# at the paper's loads, and the $U$ estimates do not matter. The main suspect is the true $L$ of
+# (25)-(26), which sigmoid time-critical jobs make vanishingly small, so that OASiS's prices
+# never ration capacity before it is exhausted.
