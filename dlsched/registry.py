@@ -26,6 +26,8 @@ POLICIES: dict[str, str] = {
     "oasis": "dlsched.oasis.policy:OASiS",
     "rrh": "dlsched.oasis.baselines:RRH",
     "dorm": "dlsched.oasis.baselines:Dorm",
+    "optimus": "dlsched.optimus.policy:Optimus",
+    "tetris": "dlsched.optimus.policy:Tetris",
 }
 """Policy name -> ``module:class``."""
 
@@ -36,6 +38,7 @@ WORKLOADS: dict[str, str] = {
     "philly_like": "dlsched.workloads:philly_like",
     "oasis": "dlsched.oasis.model:oasis_workload",
     "oasis_testbed": "dlsched.oasis.model:testbed_workload",
+    "optimus": "dlsched.optimus.workload:optimus_workload",
 }
 """Workload name -> ``module:function(rng, **params)``."""
 

@@ -414,7 +414,7 @@ def check_run(workload: Workload, policy, horizon: int | None) -> None:
     # 5. policy-specific invariants
     if isinstance(policy, FIFO):
         _check_fifo(result, policy, per_job)
-    else:
+    elif isinstance(policy, DRF):
         _check_drf(result, policy, per_job)
 
 

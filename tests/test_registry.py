@@ -57,7 +57,7 @@ def test_parameters_and_defaults():
         "n_ps": None,
         "backfill": False,
     }
-    assert registry.policy_parameters("drf") == {"max_workers": None}
+    assert registry.policy_parameters("drf") == {"max_workers": None, "placement": "round_robin"}
     assert registry.workload_parameters("synthetic") == {
         "model": "oasis",
         "n_jobs": 12,

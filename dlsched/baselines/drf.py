@@ -22,9 +22,12 @@ from typing import ClassVar
 import numpy as np
 
 from dlsched.baselines.fifo import check_count
-from dlsched.core.placement import RoundRobin, next_reachable_slot, reachable
+from dlsched.core.placement import LoadBalance, RoundRobin, next_reachable_slot, reachable
 from dlsched.core.policy import BasePolicy, ClusterView
 from dlsched.core.schedule import Decision, Placement
+
+PLACERS = {"round_robin": RoundRobin, "load_balance": LoadBalance}
+"""Valid values of :class:`DRF`'s ``placement``."""
 
 
 class DRF(BasePolicy):
@@ -35,16 +38,23 @@ class DRF(BasePolicy):
     max_workers : int, optional
         Cap on workers per job (default: the model's ``max_workers``, else the job's
         ``requested_workers``, else unbounded).
+    placement : {"round_robin", "load_balance"}, default "round_robin"
+        How tasks are put on servers: round robin (OASiS Sec. V-A, PD-ORS, A_online) or on the
+        least-loaded server (:class:`~dlsched.core.placement.LoadBalance`, the Kubernetes default
+        that Optimus Sec. 6.1 uses for its DRF baseline).
     """
 
     name: ClassVar[str] = "drf"
 
-    def __init__(self, max_workers: int | None = None):
+    def __init__(self, max_workers: int | None = None, placement: str = "round_robin"):
         self.max_workers = check_count(max_workers, "drf.max_workers")
+        if placement not in PLACERS:
+            raise ValueError(f"drf.placement must be one of {sorted(PLACERS)}, got {placement!r}")
+        self.placement = placement
 
     def reset(self, cluster, rng) -> None:
         super().reset(cluster, rng)
-        self._placer = RoundRobin(cluster)
+        self._placer = PLACERS[self.placement](cluster)
         total = cluster.total_capacity()
         self._inv_total = np.where(total > 0, 1.0 / np.where(total > 0, total, 1.0), 0.0)
 

@@ -505,6 +505,12 @@ class OptimusModel(JobModel):
     that makes traffic inside one server free (Theorem 1). Speed is :math:`1/T` steps/s (sync)
     or :math:`w/T` (async). Work is ``total_steps``, unknown to the scheduler (``work_known`` is
     False): Optimus estimates it from the loss curve.
+
+    ``threshold`` is the owner-specified convergence threshold :math:`\delta` on the decrease of
+    the normalised loss between consecutive epochs (known to the scheduler; 0 when unused).
+    Observed losses (:meth:`observations`) are the curve ``loss`` at epochs 1, 2, ... times
+    :math:`1 + \text{loss\_noise}\cdot N(0, 1)`, the noise drawn from a generator seeded with
+    ``noise_seed`` (so the same epoch always shows the same value).
     """
 
     mode: str
@@ -521,6 +527,9 @@ class OptimusModel(JobModel):
     placement_aware: bool = True
     loss: LossCurve | None = None
     work_per_epoch: float = 0.0
+    threshold: float = 0.0
+    loss_noise: float = 0.0
+    noise_seed: int = 0
     kind: ClassVar[str] = "optimus"
     work_unit: ClassVar[str] = "steps"
     work_known: ClassVar[bool] = False
@@ -531,8 +540,12 @@ class OptimusModel(JobModel):
         _validate_fields(
             self,
             positive=("total_steps", "batch", "ps_bw", "worker_bw"),
-            nonneg=("t_forward", "t_back", "model_size", "t_update", "delta", "delta_ps", "work_per_epoch"),
+            nonneg=("t_forward", "t_back", "model_size", "t_update", "delta", "delta_ps", "work_per_epoch",
+                    "threshold", "loss_noise"),
         )
+        seed = self.noise_seed
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"OptimusModel.noise_seed must be an int >= 0, got {self.noise_seed!r}")
         if self.loss is not None and not isinstance(self.loss, LossCurve):
             raise TypeError(f"OptimusModel.loss must be a LossCurve or None, got {type(self.loss).__name__}")
         if self.t_forward + self.t_back + self.t_update + self.delta + self.delta_ps <= 0:
@@ -582,6 +595,14 @@ class OptimusModel(JobModel):
 
     def rate(self, spec, placement, ctx) -> float:
         return self.speed(placement.n_ps, placement.n_workers, placement) * ctx.cluster.slot_seconds
+
+    def observations(self, work_done: float) -> np.ndarray:
+        """Observed loss per completed epoch, with the model's multiplicative noise."""
+        clean = super().observations(work_done)
+        if self.loss_noise == 0 or clean.size == 0:
+            return clean
+        z = np.random.default_rng(self.noise_seed).standard_normal(clean.size)
+        return clean * np.maximum(1.0 + self.loss_noise * z, 0.05)
 
 
 @dataclass(frozen=True)

@@ -133,3 +133,64 @@ class RoundRobin:
             self._pointer = pointers
             return None
         return Placement.of(w, p)
+
+
+class LoadBalance(RoundRobin):
+    """Load-balancing placer: each task goes to the server with the most free resources.
+
+    The default behaviour of the Kubernetes scheduler that the Optimus paper's DRF baseline uses
+    ("placed in a load balancing way, according to the default behavior of Kubernetes", Sec.
+    6.1): Kubernetes' *least-requested* priority scores a node by the mean over CPU and memory
+    of its free fraction. Here the score is the mean over the cluster's hard resources of
+    ``free / capacity`` (resources of capacity 0 left out); the task goes to the best-scoring
+    server it fits on, ties to the lower index. ``prefer`` (a job's previous servers) is honoured
+    first, as in :class:`RoundRobin`.
+    """
+
+    def place(
+        self,
+        free: np.ndarray,
+        demand: np.ndarray,
+        count: int,
+        role: str,
+        mask: np.ndarray | None = None,
+        prefer: Mapping[int, int] | None = None,
+        reserve: np.ndarray | None = None,
+    ) -> dict[int, int] | None:
+        """Place ``count`` tasks on the least-loaded servers; same contract as :meth:`RoundRobin.place`."""
+        if count <= 0:
+            return {}
+        servers = self._servers[role]
+        if mask is not None:
+            servers = servers[mask[servers]]
+        if servers.size == 0:
+            return None
+        snapshot = free.copy()
+        out: dict[int, int] = {}
+        left = count
+        allowed = set(servers.tolist())
+        for s, quota in sorted((prefer or {}).items()):
+            if s not in allowed:
+                continue
+            while quota > 0 and left > 0 and self.fits(free, s, demand):
+                free[s] -= demand
+                out[s] = out.get(s, 0) + 1
+                quota -= 1
+                left -= 1
+        cap = self.cluster.capacity[np.ix_(servers, self._hard)]
+        inv = np.where(cap > 0, 1.0 / np.where(cap > 0, cap, 1.0), 0.0)
+        n_res = np.maximum((cap > 0).sum(axis=1), 1)
+        while left > 0:
+            room = free[np.ix_(servers, self._hard)]
+            if reserve is not None:
+                room = room - reserve[np.ix_(servers, self._hard)]
+            ok = np.all(room >= demand[self._hard] - _EPS, axis=1)
+            if not ok.any():
+                free[:] = snapshot
+                return None
+            score = np.where(ok, (free[np.ix_(servers, self._hard)] * inv).sum(axis=1) / n_res, -np.inf)
+            s = int(servers[int(np.argmax(score))])
+            free[s] -= demand
+            out[s] = out.get(s, 0) + 1
+            left -= 1
+        return out

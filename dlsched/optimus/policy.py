@@ -1,0 +1,577 @@
+r"""Optimus and Tetris as policies of the one protocol (Optimus Secs. 3-4 and 6.1).
+
+Every scheduling interval (one simulator slot, 10 minutes in Sec. 6.1) :class:`Optimus`
+
+1. updates its performance models of every active job (:class:`Estimates`, Sec. 3): the losses
+   observed since the last interval go into the job's online Eq. (1) fit
+   (:class:`~dlsched.optimus.fitting.OnlineLossFit`; the paper's Fig. 7 curve is the prior until
+   three epochs are seen), the remaining work :math:`Q_j` follows from the job's convergence
+   threshold; the speed model Eq. (3)/(4) is fitted by NNLS to 5 pre-run samples (Sec. 6.1:
+   "we pre-run a job on a small dataset with 5 different combinations of (p, w)", measured with
+   noise) and refitted with every interval's measured speed (Sec. 3.2: "keep adding runtime
+   points");
+2. allocates PS and workers by marginal gain (Eqs. (5)-(9), Sec. 4.1,
+   :func:`~dlsched.optimus.allocation.allocate`);
+3. places the tasks by Theorem 1's principle (Sec. 4.2,
+   :func:`~dlsched.optimus.placement.place_allocation`); jobs that do not fit pause until the
+   next interval.
+
+Every job is admitted on arrival. A job whose single PS and single worker fit on no server of the
+empty cluster can never run: it is rejected (``info["unplaceable"] = 1``) rather than left
+waiting forever.
+
+For the ablations of Figs. 18-19 the allocation and the placement step can be swapped:
+``allocation="drf"`` (dominant-resource max-min fairness over the cluster's total capacity in
+bundles of 1 PS + 1 worker, work-conserving, as the DRF baseline) and ``placement`` in
+``"load_balance"`` (each task on the least-loaded server, the Kubernetes default of the DRF
+baseline) or ``"best_fit"`` (each task on the fullest server it fits on, a packing placement like
+Tetris's). Fig. 15's sensitivity study multiplies the estimates by :math:`1 \pm e` with an error
+that decreases linearly with the job's estimated progress (``convergence_error``,
+``speed_error``; the sign is drawn per job and interval from the policy's random stream).
+
+:class:`Tetris` (Grandl et al., SIGCOMM'14, as the paper configures it) gets the same estimates
+and packs bundles of 1 PS + 1 worker with :func:`~dlsched.optimus.baselines.tetris_allocate`.
+The DRF baseline is :class:`dlsched.baselines.drf.DRF` with ``placement="load_balance"``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from dlsched.core.jobs import OptimusModel
+from dlsched.core.placement import LoadBalance
+from dlsched.core.policy import BasePolicy, ClusterView, JobView
+from dlsched.core.schedule import Decision, Placement
+from dlsched.optimus.allocation import GAIN_UNITS, STOP_RULES, AllocJob, allocate, speed_function
+from dlsched.optimus.baselines import tetris_allocate
+from dlsched.optimus.fitting import OnlineLossFit, fit_speed, remaining_epochs, sample_speeds
+from dlsched.optimus.placement import PlaceJob, place, place_allocation
+
+PRERUN_PAIRS: tuple[tuple[int, int], ...] = ((1, 1), (1, 2), (2, 2), (2, 4), (4, 4))
+"""The 5 pre-run (p, w) configurations (Sec. 6.1); they identify Eq. (3) and Eq. (4)."""
+
+ALLOCATIONS = ("optimus", "drf")
+"""Valid ``allocation=`` values of :class:`Optimus`."""
+
+PLACEMENTS = ("optimus", "load_balance", "best_fit")
+"""Valid ``placement=`` values of :class:`Optimus`."""
+
+UNPLACED = ("shrink", "pause")
+"""Valid ``unplaced=`` values of :class:`Optimus`."""
+
+
+def _real(value, what: str, lo: float = 0.0, hi: float = math.inf, lo_open: bool = False) -> float:
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    v = float(value) if ok else math.nan
+    if not ok or not math.isfinite(v) or v < lo or (lo_open and v == lo) or v > hi:
+        raise ValueError(f"{what} must be a number in {'(' if lo_open else '['}{lo}, {hi}], got {value!r}")
+    return v
+
+
+def _model(view: JobView) -> OptimusModel:
+    model = view.spec.model
+    if not isinstance(model, OptimusModel):
+        raise TypeError(
+            f"job {view.job_id}: the Optimus estimators need an OptimusModel job, got {type(model).__name__}"
+        )
+    return model
+
+
+@dataclass
+class _JobState:
+    loss: OnlineLossFit
+    samples: list[tuple[int, int, float]]
+    n_obs: int = 0
+    speed: object = None
+    dirty: bool = True
+    last_t: int | None = None
+    last_work: float = 0.0
+    last_counts: tuple[int, int] | None = None
+    info: dict[str, float] = field(default_factory=dict)
+
+
+class Estimates:
+    """Optimus's online performance models of every active job (Sec. 3).
+
+    Parameters
+    ----------
+    prerun_noise : float, default 0.05
+        Relative noise of the pre-run speed measurements.
+    refit : bool, default True
+        Refit the speed model with each interval's measured speed.
+    convergence_error, speed_error : float, default 0
+        Fig. 15: relative error injected into :math:`Q_j` / :math:`f_j`, decreasing linearly
+        with estimated progress.
+    min_loss_points : int, default 3
+        Loss points before the Eq. (1) fit replaces the prior.
+    """
+
+    def __init__(
+        self,
+        prerun_noise: float = 0.05,
+        refit: bool = True,
+        convergence_error: float = 0.0,
+        speed_error: float = 0.0,
+        min_loss_points: int = 3,
+    ) -> None:
+        self.prerun_noise = _real(prerun_noise, "prerun_noise", 0.0, 1.0)
+        self.refit = bool(refit)
+        self.convergence_error = _real(convergence_error, "convergence_error", 0.0, 0.99)
+        self.speed_error = _real(speed_error, "speed_error", 0.0, 0.99)
+        if (
+            isinstance(min_loss_points, bool)
+            or not isinstance(min_loss_points, (int, np.integer))
+            or min_loss_points < 3
+        ):
+            raise ValueError(f"min_loss_points must be an integer >= 3, got {min_loss_points!r}")
+        self.min_loss_points = int(min_loss_points)
+        self._jobs: dict[int, _JobState] = {}
+        self._rng = np.random.default_rng(0)
+
+    def reset(self, rng: np.random.Generator) -> None:
+        """Forget every job; use ``rng`` for pre-run noise and injected errors."""
+        self._jobs = {}
+        self._rng = rng
+
+    def _state(self, view: JobView) -> _JobState:
+        st = self._jobs.get(view.job_id)
+        if st is None:
+            model = _model(view)
+            pre = sample_speeds(model, PRERUN_PAIRS, self._rng, self.prerun_noise)
+            st = _JobState(
+                OnlineLossFit(min_points=self.min_loss_points),
+                list(zip(pre["p"].tolist(), pre["w"].tolist(), pre["speed"].tolist(), strict=True)),
+            )
+            self._jobs[view.job_id] = st
+        return st
+
+    def forget(self, job_id: int) -> None:
+        """Drop a job's models (finished or rejected)."""
+        self._jobs.pop(job_id, None)
+
+    def job(self, view: JobView, t: int, cluster) -> AllocJob:
+        """Update the models of one job from its view and return it as the allocator sees it.
+
+        Parameters
+        ----------
+        view : JobView
+        t : int
+            Current slot.
+        cluster : Cluster
+
+        Returns
+        -------
+        AllocJob
+            Estimated remaining steps :math:`Q_j`, fitted speed :math:`f_j` (steps/s), demands.
+        """
+        slot_seconds = cluster.slot_seconds
+        model = _model(view)
+        st = self._state(view)
+        obs = view.observations
+        if obs.size > st.n_obs:
+            st.loss.extend(range(st.n_obs + 1, obs.size + 1), obs[st.n_obs :].tolist())
+            st.n_obs = int(obs.size)
+        counts = (view.placement.n_ps, view.placement.n_workers)
+        if (
+            self.refit
+            and st.last_t == t - 1
+            and st.last_counts == counts
+            and counts[1] > 0
+            and view.work_done > st.last_work
+        ):
+            st.samples.append((counts[0], counts[1], (view.work_done - st.last_work) / slot_seconds))
+            st.dirty = True
+        if st.dirty:
+            frame = pd.DataFrame(st.samples, columns=["p", "w", "speed"])
+            fit = fit_speed(frame, model.mode, model.batch if model.mode == "sync" else None)
+            st.speed = (fit.mode, fit.theta, fit.M)
+            st.dirty = False
+        epoch_now = view.work_done / model.work_per_epoch if model.work_per_epoch > 0 else 0.0
+        fit = st.loss.current()
+        if model.threshold > 0 and model.work_per_epoch > 0:
+            rem = float(remaining_epochs(fit, epoch_now, model.threshold))
+            rem = max(rem, math.ceil(epoch_now + 1e-9) - epoch_now)  # at least finish this epoch
+            q = rem * model.work_per_epoch
+        else:  # no convergence rule: the job's declared total (e.g. a fixed number of steps)
+            rem = math.nan
+            q = max(model.total_steps - view.work_done, 1e-9)
+        progress = epoch_now / (epoch_now + rem) if rem == rem and epoch_now + rem > 0 else 0.0
+        mode, theta, M = st.speed
+        q_factor, f_factor = 1.0, 1.0
+        if self.convergence_error > 0:
+            q_factor = 1.0 + self._rng.choice((-1.0, 1.0)) * self.convergence_error * (1.0 - progress)
+        if self.speed_error > 0:
+            f_factor = 1.0 + self._rng.choice((-1.0, 1.0)) * self.speed_error * (1.0 - progress)
+        f = speed_function(mode, theta, M)
+        if f_factor != 1.0:
+            base = f
+
+            def f(p: int, w: int, _b=base, _k=f_factor) -> float:
+                return _b(p, w) * _k
+
+        st.info = {
+            "est_remaining_steps": q * q_factor,
+            "est_progress": progress,
+            "loss_fit_points": float(fit.n_points),
+        }
+        return AllocJob(
+            view.job_id,
+            q * q_factor,
+            f,
+            cluster.vector(view.spec.worker_demand),
+            cluster.vector(view.spec.ps_demand),
+        )
+
+    def record(self, t: int, views: dict[int, JobView], counts: dict[int, tuple[int, int]]) -> None:
+        """Remember what each job got at slot ``t`` (to measure its speed next interval)."""
+        for j, v in views.items():
+            st = self._jobs.get(j)
+            if st is not None:
+                st.last_t = t
+                st.last_work = v.work_done
+                st.last_counts = counts.get(j)
+
+    def info(self, job_id: int) -> dict[str, float]:
+        """The latest estimates of a job (recorded in the result's job table)."""
+        st = self._jobs.get(job_id)
+        return dict(st.info) if st is not None else {}
+
+
+def _fits_empty(cluster, spec) -> bool:
+    """Whether one PS and one worker of ``spec`` fit on some server of the empty cluster (or
+    a worker on one and the PS on another)."""
+    wd, pd_ = cluster.vector(spec.worker_demand), cluster.vector(spec.ps_demand)
+    cap = cluster.capacity[:, cluster.hard]
+    w_ok = np.all(cap >= wd[cluster.hard] - 1e-9, axis=1)
+    p_ok = np.all(cap >= pd_[cluster.hard] - 1e-9, axis=1)
+    return bool(w_ok.any() and p_ok.any())
+
+
+class _EstimatingPolicy(BasePolicy):
+    """Shared plumbing of :class:`Optimus` and :class:`Tetris`: admission, estimates, bookkeeping."""
+
+    def _setup(self, prerun_noise, refit, convergence_error, speed_error, min_loss_points) -> None:
+        self.prerun_noise = prerun_noise
+        self.refit = refit
+        self.convergence_error = convergence_error
+        self.speed_error = speed_error
+        self.min_loss_points = min_loss_points
+        self._est = Estimates(prerun_noise, refit, convergence_error, speed_error, min_loss_points)
+
+    def reset(self, cluster, rng) -> None:
+        super().reset(cluster, rng)
+        self._est.reset(rng)
+        self._cpu = cluster.resource_index("cpu") if "cpu" in cluster.resources else 0
+        self._known: set[int] = set()
+
+    def _active(
+        self, t: int, view: ClusterView
+    ) -> tuple[list[int], list[int], list[AllocJob], dict[int, JobView]]:
+        admit, reject, jobs, views = [], [], [], {}
+        gone = self._known - set(view.jobs)
+        for j in gone:
+            self._est.forget(j)
+        self._known = set(view.jobs)
+        for v in view.jobs.values():
+            if v.status == "pending":
+                if not _fits_empty(view.cluster, v.spec):
+                    reject.append(v.job_id)
+                    continue
+                admit.append(v.job_id)
+            jobs.append(self._est.job(v, t, view.cluster))
+            views[v.job_id] = v
+        return admit, reject, jobs, views
+
+    def _decision(self, t, admit, reject, views, placements: dict[int, Placement]) -> Decision:
+        counts = {j: (p.n_ps, p.n_workers) for j, p in placements.items()}
+        self._est.record(t, views, counts)
+        info = {j: self._est.info(j) for j in views}
+        for j in reject:
+            info[j] = {"unplaceable": 1.0}
+        return Decision(placements, admit=admit, reject=reject, wakeup=t + 1 if views else None, info=info)
+
+
+class Optimus(_EstimatingPolicy):
+    """Optimus (Peng et al., EuroSys'18): estimate, allocate by marginal gain, place, every interval.
+
+    Parameters
+    ----------
+    allocation : {"optimus", "drf"}, default "optimus"
+        Eqs. (5)-(9) marginal gain, or DRF bundles (ablation, Fig. 18).
+    placement : {"optimus", "load_balance", "best_fit"}, default "optimus"
+        Theorem 1's placement (Sec. 4.2), or a task-by-task alternative (ablation, Fig. 19).
+    priority : float, default 1
+        Priority factor :math:`\\pi` of jobs in their initial phase (the paper: 1; suggests 0.95).
+    initial_epochs : int, default 3
+        Epochs a job counts as "initial" for ``priority`` (while its loss fit still uses the
+        prior when the default 3 points are needed).
+    stop_rule : {"literal", "skip"}, default "literal"
+        :func:`~dlsched.optimus.allocation.allocate`'s stop rule.
+    unplaced : {"shrink", "pause"}, default "shrink"
+        What happens to a job whose allocation finds no even split (Sec. 4.2 step 7). The paper
+        pauses it until the next interval; but the allocation only looks at the cluster's total
+        capacity, so on a heterogeneous cluster the same unplaceable allocation comes back every
+        interval and the job starves (we saw a lone job wait forever on the testbed cluster). With
+        ``"shrink"`` (our default, a documented deviation) the job gives back one task at a time,
+        the one whose removal slows its estimated speed least, and is placed on what is left as
+        soon as it fits (down to 1 PS + 1 worker); ``"pause"`` is the literal rule.
+    gain_unit : {"share", "amount"}, default "share"
+        Divisor of the marginal gain (9).
+    prerun_noise, refit, convergence_error, speed_error, min_loss_points
+        See :class:`Estimates`.
+    """
+
+    name: ClassVar[str] = "optimus"
+
+    def __init__(
+        self,
+        allocation: str = "optimus",
+        placement: str = "optimus",
+        priority: float = 1.0,
+        initial_epochs: int = 3,
+        stop_rule: str = "literal",
+        gain_unit: str = "share",
+        unplaced: str = "shrink",
+        prerun_noise: float = 0.05,
+        refit: bool = True,
+        convergence_error: float = 0.0,
+        speed_error: float = 0.0,
+        min_loss_points: int = 3,
+    ) -> None:
+        if unplaced not in UNPLACED:
+            raise ValueError(f"optimus.unplaced must be one of {UNPLACED}, got {unplaced!r}")
+        self.unplaced = unplaced
+        if allocation not in ALLOCATIONS:
+            raise ValueError(f"optimus.allocation must be one of {ALLOCATIONS}, got {allocation!r}")
+        if placement not in PLACEMENTS:
+            raise ValueError(f"optimus.placement must be one of {PLACEMENTS}, got {placement!r}")
+        if stop_rule not in STOP_RULES:
+            raise ValueError(f"optimus.stop_rule must be one of {STOP_RULES}, got {stop_rule!r}")
+        if gain_unit not in GAIN_UNITS:
+            raise ValueError(f"optimus.gain_unit must be one of {GAIN_UNITS}, got {gain_unit!r}")
+        if (
+            isinstance(initial_epochs, bool)
+            or not isinstance(initial_epochs, (int, np.integer))
+            or initial_epochs < 0
+        ):
+            raise ValueError(f"optimus.initial_epochs must be an integer >= 0, got {initial_epochs!r}")
+        self.allocation = allocation
+        self.placement = placement
+        self.priority = _real(priority, "optimus.priority", 0.0, 1e6, lo_open=True)
+        self.initial_epochs = int(initial_epochs)
+        self.stop_rule = stop_rule
+        self.gain_unit = gain_unit
+        self._setup(prerun_noise, refit, convergence_error, speed_error, min_loss_points)
+
+    def decide(self, t: int, view: ClusterView) -> Decision:
+        admit, reject, jobs, views = self._active(t, view)
+        cluster = view.cluster
+        total = cluster.total_capacity()
+        if self.allocation == "optimus":
+            prio = None
+            if self.priority != 1.0:
+                prio = {
+                    j: self.priority for j, v in views.items() if v.observations.size < self.initial_epochs
+                }
+            counts = allocate(
+                jobs,
+                total,
+                cluster.resources,
+                priority=prio,
+                stop_rule=self.stop_rule,
+                gain_unit=self.gain_unit,
+            )
+        else:
+            counts = drf_bundles(jobs, total)
+        placements = self._place(jobs, counts, cluster)
+        return self._decision(t, admit, reject, views, placements)
+
+    def _place(
+        self, jobs: list[AllocJob], counts: dict[int, tuple[int, int]], cluster
+    ) -> dict[int, Placement]:
+        free = cluster.capacity.copy()
+        if self.placement == "optimus":
+            res = place_allocation(jobs, counts, free, sort_by=self._cpu, hard=cluster.hard)
+            out = dict(res.placements)
+            if self.unplaced == "shrink" and res.unplaced:
+                by_id = {job.job_id: job for job in jobs}
+                free = res.free.copy()
+                for j in res.unplaced:
+                    got = shrink_and_place(by_id[j], counts[j], free, sort_by=self._cpu, hard=cluster.hard)
+                    if got is not None:
+                        out[j] = got
+            return out
+        out: dict[int, Placement] = {}
+        placer = LoadBalance(cluster) if self.placement == "load_balance" else None
+        for job in jobs:  # arrival order
+            if job.job_id not in counts:
+                continue
+            p, w = counts[job.job_id]
+            snapshot = free.copy()
+            if placer is not None:
+                wk = placer.place(free, job.worker_demand, w, "worker")
+                ps = placer.place(free, job.ps_demand, p, "ps") if wk is not None else None
+            else:
+                wk = best_fit(free, job.worker_demand, w, cluster.hard, self._cpu)
+                ps = best_fit(free, job.ps_demand, p, cluster.hard, self._cpu) if wk is not None else None
+            if wk is None or ps is None:
+                free[:] = snapshot
+                continue
+            out[job.job_id] = Placement.of(wk, ps)
+        return out
+
+
+class Tetris(_EstimatingPolicy):
+    """Tetris with Optimus's estimates and PS:worker = 1:1 (the paper's second baseline).
+
+    Parameters
+    ----------
+    srtf_weight : float, default 1
+        Weight of the shortest-remaining-work term against the packing alignment
+        (:func:`~dlsched.optimus.baselines.tetris_allocate`).
+    max_bundles : int, optional
+        Cap on bundles (1 PS + 1 worker) per job.
+    prerun_noise, refit, convergence_error, speed_error, min_loss_points
+        See :class:`Estimates`.
+    """
+
+    name: ClassVar[str] = "tetris"
+
+    def __init__(
+        self,
+        srtf_weight: float = 1.0,
+        max_bundles: int | None = None,
+        prerun_noise: float = 0.05,
+        refit: bool = True,
+        convergence_error: float = 0.0,
+        speed_error: float = 0.0,
+        min_loss_points: int = 3,
+    ) -> None:
+        self.srtf_weight = _real(srtf_weight, "tetris.srtf_weight", 0.0)
+        if max_bundles is not None and (
+            isinstance(max_bundles, bool) or not isinstance(max_bundles, (int, np.integer)) or max_bundles < 1
+        ):
+            raise ValueError(f"tetris.max_bundles must be an integer >= 1 or None, got {max_bundles!r}")
+        self.max_bundles = max_bundles
+        self._setup(prerun_noise, refit, convergence_error, speed_error, min_loss_points)
+
+    def decide(self, t: int, view: ClusterView) -> Decision:
+        admit, reject, jobs, views = self._active(t, view)
+        cluster = view.cluster
+        res = tetris_allocate(
+            jobs,
+            cluster.capacity,
+            cluster.capacity,
+            srtf_weight=self.srtf_weight,
+            max_bundles=self.max_bundles,
+            hard=cluster.hard,
+        )
+        return self._decision(t, admit, reject, views, dict(res.placements))
+
+
+def drf_bundles(jobs: list[AllocJob], capacity: np.ndarray) -> dict[int, tuple[int, int]]:
+    """DRF over the cluster's total capacity in bundles of 1 PS + 1 worker (work-conserving).
+
+    Progressive filling: the job with the smallest dominant share (ties: earlier in ``jobs``)
+    gets one more bundle while one fits in the capacity left; a job whose next bundle does not
+    fit stops growing.
+
+    Parameters
+    ----------
+    jobs : list[AllocJob]
+        Active jobs in arrival order.
+    capacity : numpy.ndarray
+        Total capacity per resource.
+
+    Returns
+    -------
+    dict[int, tuple[int, int]]
+        ``job_id -> (ps, workers)`` with ps = workers >= 1, for jobs that got a bundle.
+    """
+    import heapq
+
+    cap = np.asarray(capacity, dtype=float)
+    left = cap.copy()
+    inv = np.where(cap > 0, 1.0 / np.where(cap > 0, cap, 1.0), 0.0)
+    heap = [(0.0, i) for i in range(len(jobs))]
+    heapq.heapify(heap)
+    bundles = [0] * len(jobs)
+    while heap:
+        _, i = heapq.heappop(heap)
+        job = jobs[i]
+        need = job.worker_demand + job.ps_demand
+        cap_j = min(c for c in (job.max_ps, job.max_workers, math.inf) if c is not None)
+        if bundles[i] + 1 > cap_j or np.any(need > left + 1e-9):
+            continue
+        left -= need
+        bundles[i] += 1
+        heapq.heappush(heap, (float(np.max(bundles[i] * need * inv)), i))
+    return {jobs[i].job_id: (b, b) for i, b in enumerate(bundles) if b > 0}
+
+
+def shrink_and_place(
+    job: AllocJob, counts: tuple[int, int], free: np.ndarray, *, sort_by: int, hard: np.ndarray
+) -> Placement | None:
+    """Place ``job`` with Theorem 1's rule on ``free``, giving back tasks until it fits.
+
+    Starting from ``counts`` = (ps, workers), while :func:`~dlsched.optimus.placement.place`
+    finds no even split, remove one PS or one worker, whichever lowers the estimated speed
+    :math:`f_j` less (ties: the worker), never below 1 of each. ``free`` is updated in place when
+    the job is placed.
+
+    Returns
+    -------
+    Placement or None
+        None if even 1 PS + 1 worker do not fit.
+    """
+    p, w = counts
+    while True:
+        res = place(
+            [PlaceJob(job.job_id, p, w, job.ps_demand, job.worker_demand)], free, sort_by=sort_by, hard=hard
+        )
+        if res.placements:
+            free[:] = res.free
+            return res.placements[job.job_id]
+        if p == 1 and w == 1:
+            return None
+        options = []
+        if w > 1:
+            options.append((-float(job.speed(p, w - 1)), 0, p, w - 1))
+        if p > 1:
+            options.append((-float(job.speed(p - 1, w)), 1, p - 1, w))
+        _, _, p, w = min(options)
+
+
+def best_fit(
+    free: np.ndarray, demand: np.ndarray, count: int, hard: np.ndarray, sort_by: int
+) -> dict[int, int] | None:
+    """Place ``count`` tasks one by one, each on the server with the least free ``sort_by``
+    resource that still fits it (ties: lower index); updates ``free``; None if one does not fit."""
+    out: dict[int, int] = {}
+    for _ in range(count):
+        ok = np.all(free[:, hard] >= demand[hard] - 1e-9, axis=1)
+        if not ok.any():
+            return None
+        s = int(np.argmin(np.where(ok, free[:, sort_by], np.inf)))
+        free[s] -= demand
+        out[s] = out.get(s, 0) + 1
+    return out
+
+
+__all__ = [
+    "ALLOCATIONS",
+    "PLACEMENTS",
+    "PRERUN_PAIRS",
+    "UNPLACED",
+    "Estimates",
+    "Optimus",
+    "Tetris",
+    "best_fit",
+    "drf_bundles",
+    "shrink_and_place",
+]
