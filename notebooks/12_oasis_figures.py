@@ -32,8 +32,7 @@
 # *Runtime* (2 cores): quick mode about 25 s of CPU time (a minute or two of wall time on a busy
 # machine): small clusters and loads, one seed. Full mode, the paper's sizes (100-400 jobs,
 # $T = 300$, $H = K = 50$, 5 seeds; Fig. 5 with 20 instances per bar): about an hour of CPU time
-# serially, most of it in Dorm's MILPs at 300-400 jobs (a single Dorm run at 400 jobs can take
-# 10 minutes); pass `scheduler="local"` (or a Dask scheduler address) to spread the sweep. Every
+# serially, much of it in Dorm's MILPs at 300-400 jobs; pass `scheduler="local"` (or a Dask scheduler address) to spread the sweep. Every
 # point is cached in `cache_dir`, so a second run is read from disk.
 
 # %% tags=["parameters"]
@@ -162,8 +161,9 @@ print(ox.run_profile({"oasis": res, "rrh": res_rrh}).round(2).to_string(index=Fa
 # %% [markdown]
 # **Where we differ.** OASiS is *not* the best scheme in our runs, and its gap to the best one
 # grows with load in the opposite direction of Fig. 3. In quick mode RRH earns the most at both
-# loads. At the paper's sizes (full mode, 5 seeds, measured while writing this notebook) Dorm
-# leads at 100-200 jobs and RRH at 300-400 jobs (about 7,200 at 400 jobs, the scale of the
+# loads. At the paper's sizes (full mode, 5 seeds, measured while writing this notebook, with an
+# earlier Dorm that stopped its MILPs at a wall-clock limit; the deterministic Dorm of today may
+# shift Dorm's numbers) Dorm leads at 100-200 jobs and RRH at 300-400 jobs (about 7,200 at 400 jobs, the scale of the
 # paper's y-axis, which reaches about 8,000); OASiS earns 0.86 of the best scheme's utility at
 # 100 jobs and 0.42 at 400, ahead only of FIFO (strict FIFO blocks behind jobs that do not fit).
 #
