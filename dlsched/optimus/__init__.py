@@ -4,14 +4,21 @@ Y. Peng, Y. Bao, Y. Chen, C. Wu, C. Guo, "Optimus: An Efficient Dynamic Resource
 Deep Learning Clusters", EuroSys 2018, doi 10.1145/3190508.3190517. Formulas and their provenance
 are in ``shared/spec/optimus.md``.
 
-Implemented here (so far):
+Modules:
 
 * :mod:`dlsched.optimus.curves` -- real training-loss curves of small scikit-learn models
   (stored in ``data/loss_curves``), the data behind the convergence model (Figs. 5-7).
 * :mod:`dlsched.optimus.fitting` -- Sec. 3.1 convergence model (outlier removal, normalisation,
   NNLS fit of Eq. (1), closed-form convergence epoch, online refitting) and Sec. 3.2 speed model
   (NNLS fit of Eqs. (3)/(4), noisy speed samples from the ground-truth Eq. (2)).
-* :mod:`dlsched.optimus.checks` -- spec Sec. 8 items 1-2 as check functions.
+* :mod:`dlsched.optimus.allocation` -- Sec. 4.1 marginal-gain allocation, Eqs. (5)-(9).
+* :mod:`dlsched.optimus.placement` -- Sec. 4.2 placement by Theorem 1; brute-force checks.
+* :mod:`dlsched.optimus.paa` -- Sec. 5.3 parameter assignment (PAA) and the MXNet default.
+* :mod:`dlsched.optimus.baselines` -- Tetris packing with Optimus's estimates.
+* :mod:`dlsched.optimus.policy` -- the policies ``optimus`` and ``tetris`` of the registry.
+* :mod:`dlsched.optimus.workload` -- the Sec. 6.1 workload (Table 1 job types, testbed, arrivals).
+* :mod:`dlsched.optimus.checks` -- every checkable claim (spec Sec. 8) as a check function.
+* :mod:`dlsched.optimus.analysis`, :mod:`dlsched.optimus.experiments` -- notebook support.
 
 The ground-truth job model (step time of Eq. (2)) is :class:`dlsched.core.jobs.OptimusModel`.
 
