@@ -57,6 +57,30 @@ class RoundRobin:
         room = free[server, h] if reserve is None else free[server, h] - reserve[server, h]
         return bool(np.all(room >= demand[h] - _EPS))
 
+    def _preferred(self, free, demand, count, role, mask, prefer):
+        """Common start of :meth:`place`: the eligible servers, a snapshot of ``free`` and the
+        tasks put on the ``prefer`` servers. None when ``count <= 0`` or no server is eligible."""
+        if count <= 0:
+            return None
+        servers = self._servers[role]
+        if mask is not None:
+            servers = servers[mask[servers]]
+        if servers.size == 0:
+            return None
+        snapshot = free.copy()
+        out: dict[int, int] = {}
+        left = count
+        allowed = set(servers.tolist())
+        for s, quota in sorted((prefer or {}).items()):
+            if s not in allowed:
+                continue
+            while quota > 0 and left > 0 and self.fits(free, s, demand):
+                free[s] -= demand
+                out[s] = out.get(s, 0) + 1
+                quota -= 1
+                left -= 1
+        return servers, snapshot, out, left
+
     def place(
         self,
         free: np.ndarray,
@@ -74,26 +98,10 @@ class RoundRobin:
         for other jobs' previous placements) free during the round-robin part. Returns None,
         leaving ``free`` and the pointer unchanged, if not all tasks fit.
         """
-        if count <= 0:
-            return {}
-        servers = self._servers[role]
-        if mask is not None:
-            servers = servers[mask[servers]]
-        if servers.size == 0:
-            return None
-        snapshot = free.copy()
-        out: dict[int, int] = {}
-        left = count
-        for s, quota in sorted((prefer or {}).items()):
-            if mask is not None and not mask[s]:
-                continue
-            if s not in set(servers.tolist()):
-                continue
-            while quota > 0 and left > 0 and self.fits(free, s, demand):
-                free[s] -= demand
-                out[s] = out.get(s, 0) + 1
-                quota -= 1
-                left -= 1
+        start_state = self._preferred(free, demand, count, role, mask, prefer)
+        if start_state is None:
+            return {} if count <= 0 else None
+        servers, snapshot, out, left = start_state
         n = servers.size
         start = int(np.searchsorted(servers, self._pointer[role])) % n
         pointer = self._pointer[role]
@@ -158,25 +166,10 @@ class LoadBalance(RoundRobin):
         reserve: np.ndarray | None = None,
     ) -> dict[int, int] | None:
         """Place ``count`` tasks on the least-loaded servers; same contract as :meth:`RoundRobin.place`."""
-        if count <= 0:
-            return {}
-        servers = self._servers[role]
-        if mask is not None:
-            servers = servers[mask[servers]]
-        if servers.size == 0:
-            return None
-        snapshot = free.copy()
-        out: dict[int, int] = {}
-        left = count
-        allowed = set(servers.tolist())
-        for s, quota in sorted((prefer or {}).items()):
-            if s not in allowed:
-                continue
-            while quota > 0 and left > 0 and self.fits(free, s, demand):
-                free[s] -= demand
-                out[s] = out.get(s, 0) + 1
-                quota -= 1
-                left -= 1
+        start_state = self._preferred(free, demand, count, role, mask, prefer)
+        if start_state is None:
+            return {} if count <= 0 else None
+        servers, snapshot, out, left = start_state
         cap = self.cluster.capacity[np.ix_(servers, self._hard)]
         inv = np.where(cap > 0, 1.0 / np.where(cap > 0, cap, 1.0), 0.0)
         n_res = np.maximum((cap > 0).sum(axis=1), 1)
