@@ -292,3 +292,15 @@ def test_optimus_needs_optimus_jobs() -> None:
     wl = registry.make_workload("synthetic", seed=0, model="oasis", n_jobs=3)
     with pytest.raises(TypeError, match="OptimusModel"):
         simulate(wl, Optimus(), seed=0)
+
+
+@pytest.mark.parametrize("placement", ["load_balance", "best_fit"])
+def test_task_by_task_placements_do_not_starve_a_lone_big_job(placement) -> None:
+    """A lone large job gets an allocation sized to the cluster's total capacity that does not fit
+    server by server; with the shrink fallback it still runs and finishes (it used to wait forever)."""
+    wl = registry.make_workload("optimus", seed=0, n_jobs=1, job_types=["resnet50"], data_scale=0.2)
+    res = simulate(wl, registry.make_policy("optimus", wl, placement=placement), seed=0, horizon=200)
+    assert (res.jobs["status"] == "finished").all()
+    starved = simulate(wl, registry.make_policy("optimus", wl, placement=placement, unplaced="pause"),
+                       seed=0, horizon=30)
+    assert (starved.jobs["status"] != "finished").all()

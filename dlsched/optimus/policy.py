@@ -37,6 +37,7 @@ The DRF baseline is :class:`dlsched.baselines.drf.DRF` with ``placement="load_ba
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -319,7 +320,8 @@ class Optimus(_EstimatingPolicy):
         interval and the job starves (we saw a lone job wait forever on the testbed cluster). With
         ``"shrink"`` (our default, a documented deviation) the job gives back one task at a time,
         the one whose removal slows its estimated speed least, and is placed on what is left as
-        soon as it fits (down to 1 PS + 1 worker); ``"pause"`` is the literal rule.
+        soon as it fits (down to 1 PS + 1 worker); ``"pause"`` is the literal rule. The same
+        fallback applies to the ``"load_balance"`` and ``"best_fit"`` placements.
     gain_unit : {"share", "amount"}, default "share"
         Divisor of the marginal gain (9).
     prerun_noise, refit, convergence_error, speed_error, min_loss_points
@@ -408,10 +410,8 @@ class Optimus(_EstimatingPolicy):
             return out
         out: dict[int, Placement] = {}
         placer = LoadBalance(cluster) if self.placement == "load_balance" else None
-        for job in jobs:  # arrival order
-            if job.job_id not in counts:
-                continue
-            p, w = counts[job.job_id]
+
+        def task_by_task(job: AllocJob, p: int, w: int, free: np.ndarray) -> Placement | None:
             snapshot = free.copy()
             if placer is not None:
                 wk = placer.place(free, job.worker_demand, w, "worker")
@@ -421,8 +421,19 @@ class Optimus(_EstimatingPolicy):
                 ps = best_fit(free, job.ps_demand, p, cluster.hard, self._cpu) if wk is not None else None
             if wk is None or ps is None:
                 free[:] = snapshot
+                return None
+            return Placement.of(wk, ps)
+
+        for job in jobs:  # arrival order
+            if job.job_id not in counts:
                 continue
-            out[job.job_id] = Placement.of(wk, ps)
+            p, w = counts[job.job_id]
+            if self.unplaced == "shrink":
+                got = shrink(job, (p, w), lambda pp, ww, _j=job: task_by_task(_j, pp, ww, free))
+            else:
+                got = task_by_task(job, p, w, free)
+            if got is not None:
+                out[job.job_id] = got
         return out
 
 
@@ -514,30 +525,25 @@ def drf_bundles(jobs: list[AllocJob], capacity: np.ndarray) -> dict[int, tuple[i
     return {jobs[i].job_id: (b, b) for i, b in enumerate(bundles) if b > 0}
 
 
-def shrink_and_place(
-    job: AllocJob, counts: tuple[int, int], free: np.ndarray, *, sort_by: int, hard: np.ndarray
+def shrink(
+    job: AllocJob, counts: tuple[int, int], try_place: Callable[[int, int], Placement | None]
 ) -> Placement | None:
-    """Place ``job`` with Theorem 1's rule on ``free``, giving back tasks until it fits.
+    """Call ``try_place(p, w)`` from ``counts`` = (ps, workers) down, giving back tasks until it fits.
 
-    Starting from ``counts`` = (ps, workers), while :func:`~dlsched.optimus.placement.place`
-    finds no even split, remove one PS or one worker, whichever lowers the estimated speed
-    :math:`f_j` less (ties: the worker), never below 1 of each. ``free`` is updated in place when
-    the job is placed.
+    While ``try_place`` returns None, remove one PS or one worker, whichever lowers the estimated
+    speed :math:`f_j` less (ties: the worker), never below 1 of each.
 
     Returns
     -------
     Placement or None
-        None if even 1 PS + 1 worker do not fit.
+        The first placement found; None if even 1 PS + 1 worker do not fit.
     """
     p, w = counts
     while True:
-        res = place(
-            [PlaceJob(job.job_id, p, w, job.ps_demand, job.worker_demand)], free, sort_by=sort_by, hard=hard
-        )
-        if res.placements:
-            free[:] = res.free
-            return res.placements[job.job_id]
-        if p == 1 and w == 1:
+        got = try_place(p, w)
+        if got is not None:
+            return got
+        if p <= 1 and w <= 1:
             return None
         options = []
         if w > 1:
@@ -545,6 +551,32 @@ def shrink_and_place(
         if p > 1:
             options.append((-float(job.speed(p - 1, w)), 1, p - 1, w))
         _, _, p, w = min(options)
+
+
+def shrink_and_place(
+    job: AllocJob, counts: tuple[int, int], free: np.ndarray, *, sort_by: int, hard: np.ndarray
+) -> Placement | None:
+    """Place ``job`` with Theorem 1's rule on ``free``, giving back tasks until it fits.
+
+    :func:`shrink` with :func:`~dlsched.optimus.placement.place` (even split on the fewest
+    servers). ``free`` is updated in place when the job is placed.
+
+    Returns
+    -------
+    Placement or None
+        None if even 1 PS + 1 worker do not fit.
+    """
+
+    def attempt(p: int, w: int) -> Placement | None:
+        res = place(
+            [PlaceJob(job.job_id, p, w, job.ps_demand, job.worker_demand)], free, sort_by=sort_by, hard=hard
+        )
+        if not res.placements:
+            return None
+        free[:] = res.free
+        return res.placements[job.job_id]
+
+    return shrink(job, counts, attempt)
 
 
 def best_fit(
