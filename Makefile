@@ -16,6 +16,8 @@ STAMP := $(VENV)/.dlsched-installed
 NB_STAMP := $(VENV)/.dlsched-notebooks-installed
 PIP_INSTALL := $(VENV_PY) -m pip install --disable-pip-version-check -c constraints.txt
 
+# nbval re-executes the notebooks; their figures go to build/nbval-figures, never over figures/.
+NBVAL := DLSCHED_FIGURES_DIR=$(CURDIR)/build/nbval-figures $(VENV_PY) -m pytest
 NBVAL_ARGS := --nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
 	-p no:cacheprovider
 
@@ -56,14 +58,14 @@ REQUIRE_NOTEBOOKS := if ! compgen -G 'notebooks/*.ipynb' > /dev/null; then \
 test: $(STAMP) ## Run the unit tests (tests/), then nbval on notebooks/*.ipynb.
 	$(VENV_PY) -m pytest
 	@$(REQUIRE_NOTEBOOKS)
-	$(VENV_PY) -m pytest $(NBVAL_ARGS) notebooks/
+	$(NBVAL) $(NBVAL_ARGS) notebooks/
 
 test-unit: $(STAMP) ## Run pytest on tests/ only.
 	$(VENV_PY) -m pytest
 
 test-notebooks: $(STAMP) ## Run nbval on the source notebooks only.
 	@$(REQUIRE_NOTEBOOKS)
-	$(VENV_PY) -m pytest $(NBVAL_ARGS) notebooks/
+	$(NBVAL) $(NBVAL_ARGS) notebooks/
 
 # ----------------------------------------------------------------------------- reproduction
 

@@ -36,6 +36,7 @@ import seaborn as sns
 from matplotlib.figure import Figure
 
 __all__ = [
+    "FIGURES_DIR_ENV",
     "FIGURE_NAME_PATTERN",
     "PAPER_KEYS",
     "SAVEFIG_DPI",
@@ -43,6 +44,7 @@ __all__ = [
     "ecdf",
     "set_style",
     "savefig",
+    "stripplot",
     "subplots",
 ]
 
@@ -54,6 +56,9 @@ FIGURE_NAME_PATTERN: re.Pattern[str] = re.compile(r"^fig_[a-z0-9]+_[0-9]{2}_[a-z
 
 #: Resolution of raster output (PNG), dots per inch.
 SAVEFIG_DPI: int = 150
+
+#: Environment variable that, when set, overrides every ``savefig`` call's ``figures_dir``.
+FIGURES_DIR_ENV: str = "DLSCHED_FIGURES_DIR"
 
 _SVG_HASHSALT = "dlsched"
 
@@ -144,7 +149,9 @@ def savefig(
         File stem ``fig_<paper>_<nn>_<what>``: ``<paper>`` one of :data:`PAPER_KEYS`,
         ``<nn>`` two digits, ``<what>`` lower-case letters, digits and underscores.
     figures_dir : str or os.PathLike, default "figures"
-        Output folder; created if missing.
+        Output folder; created if missing. The environment variable
+        ``DLSCHED_FIGURES_DIR``, when set and non-empty, takes its place: ``make test`` sets it so
+        that checking the notebooks never rewrites the committed figures.
     formats : sequence of str, default ("png", "pdf")
         Any of "png", "pdf", "svg", without duplicates.
 
@@ -168,7 +175,7 @@ def savefig(
         )
     name = _check_name(name)
     fmts = _check_formats(formats)
-    folder = Path(figures_dir)
+    folder = Path(os.environ.get(FIGURES_DIR_ENV) or figures_dir)
     folder.mkdir(parents=True, exist_ok=True)
 
     targets = [folder / f"{name}.{fmt}" for fmt in fmts]
@@ -239,6 +246,8 @@ def draw(kind: str, data=None, *, ax=None, **kwargs):
     """Draw one seaborn plot of ``kind`` (e.g. ``"lineplot"``, ``"barplot"``, ``"heatmap"``) on
     ``ax`` (a new figure if None) and return the Axes, so that notebooks plot through ``dlsched``.
 
+    ``"stripplot"`` goes through :func:`stripplot`, whose jitter is seeded (``seed=``, default 0).
+
     Raises
     ------
     ValueError
@@ -250,7 +259,59 @@ def draw(kind: str, data=None, *, ax=None, **kwargs):
         raise ValueError(f"plot kind must be one of {_KINDS}, got {kind!r}")
     if ax is None:
         _, ax = subplots()
+    if kind == "stripplot":
+        return stripplot(data, ax=ax, **kwargs)
     fn = getattr(sns, kind)
     if kind == "heatmap":
         return fn(data, ax=ax, **kwargs)
     return fn(data=data, ax=ax, **kwargs)
+
+
+def stripplot(data=None, *, ax=None, jitter: float | bool = True, seed=0, **kwargs):
+    """:func:`seaborn.stripplot` with a *seeded* jitter, so the same data give the same figure.
+
+    seaborn 0.13 jitters the dots with NumPy's global random state, which made our figures differ
+    from run to run. Here seaborn draws without jitter and the dots are then moved along the
+    categorical axis by ``numpy.random.default_rng(seed).uniform(-j, j)``, with seaborn's own
+    half-width ``j`` (0.1 of a category for ``jitter=True``, divided by the number of hue levels
+    when ``dodge=True``).
+
+    Parameters
+    ----------
+    jitter : bool or float, default True
+        As in seaborn: False for none, True for 0.1, a float for that half-width.
+    seed : int or numpy.random.Generator, default 0
+        Source of the jitter.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import numpy as np
+    import pandas as pd
+    import seaborn as sns
+
+    if ax is None:
+        _, ax = subplots()
+    if isinstance(jitter, bool):
+        half = 0.1 if jitter else 0.0
+    else:
+        half = float(jitter)
+        if not np.isfinite(half) or half < 0:
+            raise ValueError(f"jitter must be a bool or a finite number >= 0, got {jitter!r}")
+    hue = kwargs.get("hue")
+    if kwargs.get("dodge") and hue is not None and isinstance(data, pd.DataFrame) and hue in data:
+        half /= max(1, data[hue].nunique())
+    before = len(ax.collections)
+    sns.stripplot(data=data, ax=ax, jitter=False, **kwargs)
+    if half > 0:
+        x, y = kwargs.get("x"), kwargs.get("y")
+        numeric_x = isinstance(data, pd.DataFrame) and x in data and pd.api.types.is_numeric_dtype(data[x])
+        axis = 1 if (numeric_x and y is not None) else 0  # jitter along the categorical axis
+        rng = np.random.default_rng(seed)
+        for coll in ax.collections[before:]:
+            offsets = np.array(coll.get_offsets(), dtype=float)
+            if len(offsets) > 1:
+                offsets[:, axis] += rng.uniform(-half, half, size=len(offsets))
+                coll.set_offsets(offsets)
+    return ax

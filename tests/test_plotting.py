@@ -171,3 +171,47 @@ def test_draw_and_subplots_wrap_seaborn():
     assert out is ax[0] and len(out.lines) == 1
     with _pytest.raises(ValueError, match="plot kind"):
         plotting.draw("pieplot", None)
+
+
+def _strip_offsets(seed, *, hue=None, dodge=False):
+    import numpy as np
+    import pandas as pd
+
+    from dlsched import plotting
+
+    data = pd.DataFrame({"kind": list("aabbbcc"), "value": [1.0, 2, 3, 4, 5, 6, 7], "h": list("xyxyxyx")})
+    fig, ax = plotting.subplots()
+    plotting.draw("stripplot", data, ax=ax, x="kind", y="value", hue=hue, dodge=dodge, seed=seed)
+    out = np.concatenate([np.asarray(c.get_offsets()) for c in ax.collections if len(c.get_offsets())])
+    plt.close(fig)
+    return out
+
+
+def test_stripplot_jitter_is_seeded_and_ignores_numpys_global_state():
+    import numpy as np
+
+    a = _strip_offsets(0)
+    np.random.uniform(size=17)  # advance NumPy's global state between the two draws
+    b, c = _strip_offsets(0), _strip_offsets(1)
+    assert np.array_equal(a, b) and not np.array_equal(a, c)
+    # the jitter moves dots along the categorical axis only, by at most 0.1 of a category
+    assert np.array_equal(np.sort(a[:, 1]), np.arange(1.0, 8.0))
+    assert np.abs(a[:, 0] - np.round(a[:, 0])).max() <= 0.1
+    dodged = _strip_offsets(0, hue="h", dodge=True)
+    assert np.array_equal(dodged, _strip_offsets(0, hue="h", dodge=True))
+
+
+def test_stripplot_rejects_a_negative_jitter():
+    from dlsched import plotting
+
+    with pytest.raises(ValueError, match="jitter"):
+        plotting.stripplot(None, jitter=-0.1)
+
+
+def test_figures_dir_environment_variable_overrides_the_argument(tmp_path, monkeypatch):
+    from dlsched import plotting
+
+    monkeypatch.setenv(plotting.FIGURES_DIR_ENV, str(tmp_path / "elsewhere"))
+    paths = savefig(_make_figure(), "fig_oasis_07_redirected", tmp_path / "asked", formats=("png",))
+    assert paths == [tmp_path / "elsewhere" / "fig_oasis_07_redirected.png"] and paths[0].exists()
+    assert not (tmp_path / "asked").exists()

@@ -1031,12 +1031,14 @@ def ratio_claim(ratios: pd.DataFrame) -> Claim:
 def _boxstrip(data: pd.DataFrame, ax, *, x: str, y: str, order: Sequence[str], hue: str | None) -> None:
     import seaborn as sns
 
+    from dlsched import plotting
+
     kw = {"hue": hue, "dodge": True} if hue else {}
     box = {"palette": "pastel"} if hue else {"color": "0.9"}
     if len(data):
         sns.boxplot(data=data, x=x, y=y, order=order, ax=ax, showfliers=False, **box, **kw)
         dots = {"palette": "dark"} if hue else {}
-        sns.stripplot(data=data, x=x, y=y, order=order, ax=ax, size=3, alpha=0.6, legend=False, **dots, **kw)
+        plotting.stripplot(data, x=x, y=y, order=order, ax=ax, size=3, alpha=0.6, legend=False, **dots, **kw)
     ax.axhline(0.0, color="0.3", lw=0.8, ls="--")
 
 
