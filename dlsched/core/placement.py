@@ -105,21 +105,29 @@ class RoundRobin:
         n = servers.size
         start = int(np.searchsorted(servers, self._pointer[role])) % n
         pointer = self._pointer[role]
+        # One fit test per server up front, then only the server that took a task is re-tested:
+        # the same choices as trying servers[start], servers[start + 1], ... with fits().
+        h = self._hard
+        need = demand[h] - _EPS
+        room = free[np.ix_(servers, h)]
+        if reserve is not None:
+            room = room - reserve[np.ix_(servers, h)]
+        ok = np.all(room >= need, axis=1)
         while left > 0:
-            placed = False
-            for i in range(n):
-                s = int(servers[(start + i) % n])
-                if self.fits(free, s, demand, reserve):
-                    free[s] -= demand
-                    out[s] = out.get(s, 0) + 1
-                    left -= 1
-                    placed = True
-                    pointer = s + 1
-                    start = (start + i + 1) % n
-                    break
-            if not placed:
+            fitting = np.flatnonzero(ok)
+            if fitting.size == 0:
                 free[:] = snapshot
                 return None
+            k = int(np.searchsorted(fitting, start))
+            j = int(fitting[k]) if k < fitting.size else int(fitting[0])
+            s = int(servers[j])
+            free[s] -= demand
+            room[j] -= demand[h]
+            ok[j] = bool(np.all(room[j] >= need))
+            out[s] = out.get(s, 0) + 1
+            left -= 1
+            pointer = s + 1
+            start = (j + 1) % n
         self._pointer[role] = pointer
         return out
 
