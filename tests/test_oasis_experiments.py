@@ -70,6 +70,35 @@ def test_estimate_run_at_true_values_is_oasis(oasis_jobs):
     assert (e2["estimate"] == "20%").all()
 
 
+def test_capped_run_with_a_cap_above_alpha_is_oasis(oasis_jobs):
+    from dlsched import registry
+    from dlsched.oasis.policy import price_parameters
+
+    wl = registry.make_workload("oasis", seed=1, **SMALL)
+    alpha = price_parameters(wl).alpha
+    same = ox.capped_run({"max_log_ratio": alpha + 1.0, "seed": 1, **SMALL})
+    pd.testing.assert_frame_equal(same, oasis_jobs)  # a cap that binds nowhere changes nothing
+    tight = ox.capped_run({"max_log_ratio": 1.0, "seed": 1, **SMALL})
+    assert tuple(tight.columns) == ox.JOB_COLUMNS
+    # L = U/e: an empty server already costs more than any job of this workload can pay
+    assert not tight["admitted"].any()
+
+
+def test_alpha_cap_table_by_hand():
+    t3 = pd.DataFrame({"policy": ["oasis", "rrh", "drf", "oasis", "rrh", "drf"],
+                       "n_jobs": [10, 10, 10, 20, 20, 20], "seed": 0,
+                       "total_utility": [1.0, 5.0, 3.0, 2.0, 4.0, 6.0]})
+    tc = pd.DataFrame({"max_log_ratio": [10.0, 10.0, 10.0, 20.0], "n_jobs": [10, 10, 20, 20],
+                       "seed": [0, 1, 0, 0], "total_utility": [7.0, 9.0, 8.0, 1.5]})
+    out = ox.alpha_cap_table(t3, tc)
+    assert list(out.columns) == ["oasis", "oasis ln(U/L)<=10", "oasis ln(U/L)<=20", "best baseline",
+                                 "baseline utility"]
+    assert out.loc[10, "oasis ln(U/L)<=10"] == 8.0 and math.isnan(out.loc[10, "oasis ln(U/L)<=20"])
+    assert list(out["best baseline"]) == ["rrh", "drf"] and list(out["baseline utility"]) == [5.0, 6.0]
+    with pytest.raises(ValueError, match="max_log_ratio"):
+        ox.alpha_cap_table(t3, tc.drop(columns="max_log_ratio"))
+
+
 def test_testbed_run():
     j = ox.testbed_run({"policy": "oasis", "seed": 0})
     assert len(j) == 12
@@ -93,6 +122,9 @@ def test_testbed_run():
         (ox.estimate_run, {"u_scale": 0}, "u_scale must be a finite number > 0, got 0"),
         (ox.estimate_run, {"u_scale": 1.0, "policy": "oasis"}, "unknown parameter"),
         (ox.estimate_run, {"u_scale": 1.0, "policy_params": {"u_scale": 2.0}}, "not inside policy_params"),
+        (ox.capped_run, {"max_log_ratio": -2}, "max_log_ratio must be a finite number > 0, got -2"),
+        (ox.capped_run, {"seed": 0}, "missing parameter.*max_log_ratio"),
+        (ox.capped_run, {"max_log_ratio": 9, "policy_params": {"max_log_ratio": 3}}, "not inside policy_params"),
         (ox.testbed_run, {"policy": "oasis", "H": 3}, r"unknown parameter.*'H'"),
         (ox.ratio_run, {"servers": 3}, "missing parameter.*gamma1"),
         (ox.ratio_run, {"servers": 1, "gamma1": [1, 100]}, "servers must be an integer >= 2"),

@@ -144,6 +144,9 @@ def test_bad_input():
         simulate(wl, OASiS(), seed=0)
     with pytest.raises(ValueError, match="u_scale"):
         OASiS(price_parameters(wl), u_scale=-1.0)
+    for bad in (0.0, -1.0, math.inf, True, "5"):
+        with pytest.raises(ValueError, match="max_log_ratio"):
+            OASiS(price_parameters(wl), max_log_ratio=bad)
     other = registry.make_workload("synthetic", seed=0, model="pdors", n_jobs=3, horizon=4)
     with pytest.raises(ValueError, match="OasisModel"):
         price_parameters(other)
@@ -194,3 +197,24 @@ def test_frontier_sparse_and_dense_representations_choose_the_same_schedule(monk
         monkeypatch.setattr(policy_module, "DENSE_SWITCH", switch)
         runs.append(simulate(wl, OASiS.from_workload(wl, method="frontier"), seed=0))
     assert runs[0] == runs[1]
+
+
+def test_capped_prices_bound_the_log_ratio_and_keep_u():
+    wl = _instance(0, n_jobs=8)
+    true = price_parameters(wl)
+    for cap in (0.5, 3.0, true.alpha / 2):
+        c = true.capped(cap)
+        # U is kept, floored at the new L where it was below it ((22) needs L <= U)
+        assert np.array_equal(c.log_u1, np.maximum(true.log_u1, c.log_l1))
+        assert np.array_equal(c.log_u2, np.maximum(true.log_u2, c.log_l2))
+        assert c.alpha <= max(1.0, cap) + 1e-9
+        assert c.log_l1 >= true.log_l1 and c.log_l2 >= true.log_l2
+        worker_ratio = float(np.max(true.log_u1)) - true.log_l1
+        assert float(np.max(c.log_u1)) - c.log_l1 == pytest.approx(min(cap, worker_ratio))
+    assert true.capped(true.alpha + 1.0) == true  # a cap that binds nowhere
+    with pytest.raises(ValueError, match="max_log_ratio"):
+        true.capped(0.0)
+    # the policy applies the cap after u_scale: its prices at zero usage are the raised L
+    pol = OASiS(true, max_log_ratio=2.0).prepare(wl.cluster, wl.horizon)
+    has = pol._cw[0] > 0
+    assert np.allclose(np.log(pol.p[0, 0][has]), true.capped(2.0).log_l1)

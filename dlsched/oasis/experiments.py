@@ -66,7 +66,10 @@ __all__ = [
     "PAPER",
     "POLICIES",
     "RATIO_COLUMNS",
+    "ALPHA_CAPS",
     "U_SCALES",
+    "alpha_cap_table",
+    "capped_run",
     "estimate_label",
     "estimate_run",
     "fig3_comparison",
@@ -101,6 +104,9 @@ FIGURE_CLASSES: tuple[str, ...] = ("time-sensitive", "time-critical")
 
 U_SCALES: tuple[float, ...] = (0.2, 0.5, 1.0, 3.0, 5.0, 10.0)
 """Fig. 6's estimates of U/L as fractions of the true values (20 % ... 1000 %)."""
+
+ALPHA_CAPS: tuple[float, ...] = (5.0, 10.0, 20.0, 50.0)
+r"""Caps on :math:`\ln(U/L)` for :func:`capped_run` (not in the paper; (23)-(26) give hundreds)."""
 
 JOB_COLUMNS: tuple[str, ...] = (
     "job_id", "job_name", "utility_class", "gamma1", "arrival", "target", "status", "admitted",
@@ -276,6 +282,80 @@ def estimate_run(params: Mapping[str, Any]) -> pd.DataFrame:
     out = _simulate("oasis", "oasis", seed, wkw, {**pkw, "u_scale": u})
     out["estimate"] = estimate_label(u)
     return out
+
+
+def capped_run(params: Mapping[str, Any]) -> pd.DataFrame:
+    r"""Experiment (not in the paper): OASiS with :math:`\ln(U/L)` capped at ``max_log_ratio``.
+
+    Tests the explanation notebook ``12_oasis_figures`` gives for Fig. 3: (25)-(26) make ``L``
+    astronomically small, so prices stay negligible until servers are nearly full. Here ``L`` is
+    raised to :math:`U e^{-\text{max\_log\_ratio}}` (:meth:`~dlsched.oasis.policy.PriceParameters.capped`);
+    Theorem 4's bound does not apply to such estimates.
+
+    Parameters
+    ----------
+    params : Mapping
+        ``max_log_ratio`` (required, > 0, see :data:`ALPHA_CAPS`), ``seed``, ``n_jobs``, ``T``,
+        ``H``, ``K``, ``workload``, ``policy_params`` as in :func:`utility_run` (no ``policy``;
+        ``policy_params`` must not hold ``max_log_ratio``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The per-job table of :func:`utility_run`.
+
+    Raises
+    ------
+    TypeError
+        If ``params`` is not a mapping.
+    ValueError
+        On an unknown or missing parameter or a bad value.
+    """
+    fn = "capped_run"
+    allowed = ("max_log_ratio", "seed", "n_jobs", "T", "H", "K", "workload", "policy_params")
+    p = _check_keys(params, allowed, ("max_log_ratio",), fn)
+    cap = _positive(p["max_log_ratio"], f"{fn}: max_log_ratio")
+    seed = _int(p.get("seed", 0), f"{fn}: seed", lo=0)
+    wkw = _workload_kwargs(p, ("n_jobs", "T", "H", "K"), fn)
+    pkw = _mapping(p.get("policy_params"), f"{fn}: policy_params")
+    if "max_log_ratio" in pkw:
+        raise ValueError(f"{fn}: give max_log_ratio as a parameter, not inside policy_params ({pkw!r})")
+    return _simulate("oasis", "oasis", seed, wkw, {**pkw, "max_log_ratio": cap})
+
+
+def alpha_cap_table(totals: pd.DataFrame, capped: pd.DataFrame, *, load: str = "n_jobs") -> pd.DataFrame:
+    r"""Mean total utility per load: OASiS as in the paper, OASiS with each cap, the best baseline.
+
+    Parameters
+    ----------
+    totals : pandas.DataFrame
+        :func:`run_totals` of :func:`utility_run` by ``["policy", load, "seed"]`` (Fig. 3).
+    capped : pandas.DataFrame
+        :func:`run_totals` of :func:`capped_run` by ``["max_log_ratio", load, "seed"]``.
+    load : str, default "n_jobs"
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per load: ``oasis`` ((23)-(26)), ``oasis ln(U/L)<=c`` per cap, ``best baseline``
+        (its name) and ``baseline utility`` (its mean total utility).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If a frame is not a DataFrame or lacks a column.
+    """
+    _need(totals, ["policy", load, "total_utility"], "alpha_cap_table")
+    _need(capped, ["max_log_ratio", load, "total_utility"], "alpha_cap_table")
+    means = totals.groupby([load, "policy"])["total_utility"].mean().unstack("policy")
+    out = pd.DataFrame({"oasis": means["oasis"]}) if "oasis" in means else pd.DataFrame(index=means.index)
+    caps = capped.groupby([load, "max_log_ratio"])["total_utility"].mean().unstack("max_log_ratio")
+    for c in caps.columns:
+        out[f"oasis ln(U/L)<={c:g}"] = caps[c]
+    base = means.drop(columns=["oasis"], errors="ignore")
+    out["best baseline"] = base.idxmax(axis=1)
+    out["baseline utility"] = base.max(axis=1)
+    return out.rename_axis(columns=None)
 
 
 def estimate_label(u_scale: float) -> str:

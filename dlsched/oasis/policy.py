@@ -61,7 +61,7 @@ class PriceParameters:
     resource, :math:`\ln L_1, \ln L_2`, and the scaling factors :math:`\eta_1, \eta_2`.
 
     Logs, because (25)-(26) take the smallest end-of-horizon utility, which for a time-critical
-    sigmoid job (:math:`\gamma_2 pprox 5`) is about :math:`e^{-5(T - a - \gamma_3)}` and underflows
+    sigmoid job (:math:`\gamma_2 \approx 5`) is about :math:`e^{-5(T - a - \gamma_3)}` and underflows
     to 0 for T = 300 (see :class:`dlsched.core.pricing.ExponentialPrice`).
     """
 
@@ -158,6 +158,24 @@ class PriceParameters:
         k = math.log(u_scale)
         return replace(self, log_u1=np.maximum(self.log_u1 + k, self.log_l1),
                        log_u2=np.maximum(self.log_u2 + k, self.log_l2))
+
+    def capped(self, max_log_ratio: float) -> PriceParameters:
+        r"""Estimates with :math:`\ln(U/L)` at most ``max_log_ratio``: ``L`` raised to
+        :math:`\max_r U^r e^{-\text{max\_log\_ratio}}` where it is below; ``U`` is kept, floored at
+        the new ``L`` where it was below it ((22) needs :math:`L \le U`).
+
+        **Not in the paper**: an exploration of why OASiS trails the baselines in our Fig. 3
+        (notebook ``12_oasis_figures``). (25)-(26) put ``L`` at the smallest end-of-horizon
+        utility, which a time-critical job makes astronomically small, so :math:`\alpha` is in
+        the hundreds and prices stay negligible until a server is nearly full. Capping the ratio
+        makes prices rise earlier. Theorem 4's guarantee assumes the true ``L``.
+        """
+        if not isinstance(max_log_ratio, (int, float)) or not math.isfinite(max_log_ratio) or max_log_ratio <= 0:
+            raise ValueError(f"max_log_ratio must be a finite number > 0, got {max_log_ratio!r}")
+        l1 = max(self.log_l1, float(np.max(self.log_u1)) - max_log_ratio)
+        l2 = max(self.log_l2, float(np.max(self.log_u2)) - max_log_ratio)
+        return replace(self, log_l1=l1, log_l2=l2, log_u1=np.maximum(self.log_u1, l1),
+                       log_u2=np.maximum(self.log_u2, l2))
 
 
 def _check_oasis_job(spec: JobSpec) -> OasisModel:
@@ -754,6 +772,13 @@ class OASiS(BasePolicy):
         true values of a workload, :meth:`from_workload` builds the policy from them).
     u_scale : float, default 1
         Multiply the ``U`` estimates (Fig. 6's mis-estimation study).
+    max_log_ratio : float or None, default None
+        **Not in the paper.** If given, cap :math:`\\ln(U/L)` at this value by raising ``L``
+        (:meth:`PriceParameters.capped`, applied after ``u_scale``); None keeps (23)-(26).
+    record_prices : bool, default False
+        Keep a snapshot of the price tables after each admission (notebook figures).
+    method : {"auto", "exact", "frontier"}, default "auto"
+        How DP_COST is evaluated (see :func:`best_schedule`).
 
     Notes
     -----
@@ -770,6 +795,7 @@ class OASiS(BasePolicy):
         u_scale: float = 1.0,
         record_prices: bool = False,
         method: str = "auto",
+        max_log_ratio: float | None = None,
     ):
         if prices is not None and not isinstance(prices, PriceParameters):
             raise TypeError(f"oasis.prices must be PriceParameters, got {type(prices).__name__}")
@@ -777,6 +803,12 @@ class OASiS(BasePolicy):
             raise ValueError(f"oasis.u_scale must be a finite number > 0, got {u_scale!r}")
         self.prices = prices
         self.u_scale = float(u_scale)
+        if max_log_ratio is not None and (
+            isinstance(max_log_ratio, bool) or not isinstance(max_log_ratio, (int, float))
+            or not math.isfinite(max_log_ratio) or max_log_ratio <= 0
+        ):
+            raise ValueError(f"oasis.max_log_ratio must be None or a finite number > 0, got {max_log_ratio!r}")
+        self.max_log_ratio = None if max_log_ratio is None else float(max_log_ratio)
         if not isinstance(record_prices, bool):
             raise ValueError(f"oasis.record_prices must be a bool, got {record_prices!r}")
         self.record_prices = record_prices
@@ -801,6 +833,8 @@ class OASiS(BasePolicy):
         if len(self._wsrv) == 0 or len(self._psrv) == 0:
             raise ValueError("OASiS needs a cluster with worker and PS servers (Cluster.two_pools)")
         self._params = self.prices.scaled(self.u_scale)
+        if self.max_log_ratio is not None:
+            self._params = self._params.capped(self.max_log_ratio)
         self._cw = cluster.capacity[self._wsrv]
         self._cp = cluster.capacity[self._psrv]
         self._T: int | None = None
