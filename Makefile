@@ -25,7 +25,7 @@ SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
 
-.PHONY: help bootstrap test test-unit test-notebooks reproduce reproduce-full refresh-notebooks benchmark lab \
+.PHONY: help bootstrap test test-unit test-notebooks reproduce reproduce-full refresh-notebooks benchmark lab lint \
 	constraints clean distclean
 
 help: ## Show this help.
@@ -77,6 +77,10 @@ reproduce-full: $(STAMP) ## Run all notebooks in full mode (slow).
 
 refresh-notebooks: $(STAMP) ## Re-execute the source notebooks in place (their outputs are nbval's reference).
 	$(VENV_PY) -c "from dlsched.reproduce import refresh_sources; print(*refresh_sources(), sep='\n')"
+
+lint: $(STAMP) ## ruff check on the package, tests, benchmarks and notebook scripts (installs ruff).
+	$(PIP_INSTALL) ruff
+	$(VENV)/bin/ruff check dlsched tests benchmarks notebooks/*.py
 
 benchmark: $(STAMP) ## Run every benchmarks/bench_*.py with the venv's python.
 	@if ! compgen -G 'benchmarks/bench_*.py' > /dev/null; then \

@@ -42,7 +42,8 @@ cluster       str      Philly virtual-cluster id, or ITP cluster name ``"cluster
 
 ``df.attrs`` records provenance: ``trace`` (trace name or names), ``sources`` (file paths),
 ``rows_raw`` (data rows read), ``dropped_duplicates`` (duplicate rows, equal in every parsed
-column, removed, first occurrence kept), ``dropped_invalid`` (rows with duration <= 0 or num_gpus < 1), ``t0`` (the
+column, removed, first occurrence kept), ``dropped_invalid`` (rows with duration <= 0 or
+num_gpus < 1), ``t0`` (the
 raw time of the first kept submission, in the file's own format: a wall-clock string for
 Philly, seconds since the trace start for ITP) and ``t0_offset_s`` (seconds from ``t0`` to
 ``submit_time == 0``; 0.0 from the loaders, updated by :func:`sample_jobs`).

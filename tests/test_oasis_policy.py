@@ -42,7 +42,8 @@ def test_fast_path_equals_literal_dp_cost(seed):
     for t_hat in range(probe.arrival, wl.horizon):
         cost, sched = dp_cost_literal(probe, t_hat, D, st["capacity_w"], st["capacity_p"], st["used_w"],
                                       st["used_p"], st["price_w"], st["price_p"], wd, pd_)
-        fast = math.inf if best.costs_by_completion is None else best.costs_by_completion[t_hat - probe.arrival]
+        costs = best.costs_by_completion
+        fast = math.inf if costs is None else costs[t_hat - probe.arrival]
         assert cost == fast or (math.isinf(cost) and math.isinf(fast)), (t_hat, cost, fast)
         if best.completion == t_hat:
             assert sched == best.chunks                  # the same schedule, tie-breaks included
@@ -67,7 +68,8 @@ def test_checks_can_fail():
     pol = _loaded_policy(wl, probe)
     honest = pol.search(probe, prune=False)
     assert honest.costs_by_completion is not None and np.isfinite(honest.costs_by_completion).any()
-    pol.search = lambda spec, prune=True: replace(honest, costs_by_completion=honest.costs_by_completion * 0.9)
+    lowered = honest.costs_by_completion * 0.9
+    pol.search = lambda spec, prune=True: replace(honest, costs_by_completion=lowered)
     assert not checks.dp_cost_optimal(pol, probe).holds
 
 

@@ -114,7 +114,7 @@ def test_formats_are_respected(tmp_path, formats):
     assert paths == [tmp_path / f"fig_specon_03_only.{f}" for f in formats]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in paths)
     magic = {"png": b"\x89PNG", "pdf": b"%PDF", "svg": b"<?xml"}
-    for fmt, path in zip(formats, paths):
+    for fmt, path in zip(formats, paths, strict=True):
         assert path.read_bytes().startswith(magic[fmt])
 
 
@@ -191,7 +191,7 @@ def test_stripplot_jitter_is_seeded_and_ignores_numpys_global_state():
     import numpy as np
 
     a = _strip_offsets(0)
-    np.random.uniform(size=17)  # advance NumPy's global state between the two draws
+    np.random.uniform(size=17)  # noqa: NPY002 -- advance NumPy's global state between the draws
     b, c = _strip_offsets(0), _strip_offsets(1)
     assert np.array_equal(a, b) and not np.array_equal(a, c)
     # the jitter moves dots along the categorical axis only, by at most 0.1 of a category

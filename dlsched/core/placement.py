@@ -50,7 +50,9 @@ class RoundRobin:
         """Start round robin again from the first server of each role."""
         self._pointer = {"worker": 0, "ps": 0}
 
-    def fits(self, free: np.ndarray, server: int, demand: np.ndarray, reserve: np.ndarray | None = None) -> bool:
+    def fits(
+        self, free: np.ndarray, server: int, demand: np.ndarray, reserve: np.ndarray | None = None
+    ) -> bool:
         """Whether one task of ``demand`` fits in ``free[server]`` (hard resources only), leaving
         ``reserve[server]`` untouched if given."""
         h = self._hard

@@ -48,7 +48,9 @@ class ExponentialPrice:
         if not math.isfinite(lo):
             raise ValueError(f"price lower bound ln L must be finite, got {self.log_lower!r}")
         if not np.all(np.isfinite(up)) or np.any(up < lo - 1e-12):
-            raise ValueError(f"price upper bound ln U must be finite and >= ln L={lo:g}, got {self.log_upper!r}")
+            raise ValueError(
+                f"price upper bound ln U must be finite and >= ln L={lo:g}, got {self.log_upper!r}"
+            )
         object.__setattr__(self, "log_lower", lo)
 
     @classmethod

@@ -110,7 +110,8 @@ class SimulationResult:
         return (
             self.policy == other.policy
             and dict(self.policy_params) == dict(other.policy_params)
-            and (self.end_slot, self.decisions, self.stalled) == (other.end_slot, other.decisions, other.stalled)
+            and (self.end_slot, self.decisions, self.stalled)
+            == (other.end_slot, other.decisions, other.stalled)
             and self.workload == other.workload
             and self.jobs.equals(other.jobs)
             and self.runs.equals(other.runs)

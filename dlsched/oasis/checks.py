@@ -74,7 +74,9 @@ def price_endpoints(params: PriceParameters, capacity: np.ndarray) -> Claim:
     )
 
 
-def lemma3_derivative(params: PriceParameters, capacity: np.ndarray, *, n: int = 50, h: float = 1e-6) -> Claim:
+def lemma3_derivative(
+    params: PriceParameters, capacity: np.ndarray, *, n: int = 50, h: float = 1e-6
+) -> Claim:
     r"""Lemma 3: :math:`dP/dg = P\,\ln(U_1^r/L_1)/c_h^r`, checked by central finite differences of
     :math:`\ln P` (equivalent for :math:`P > 0`, and exact where ``P`` itself underflows)."""
     cap = np.asarray(capacity, dtype=float)

@@ -170,7 +170,8 @@ class PriceParameters:
         the hundreds and prices stay negligible until a server is nearly full. Capping the ratio
         makes prices rise earlier. Theorem 4's guarantee assumes the true ``L``.
         """
-        if not isinstance(max_log_ratio, (int, float)) or not math.isfinite(max_log_ratio) or max_log_ratio <= 0:
+        bad = not isinstance(max_log_ratio, (int, float)) or not math.isfinite(max_log_ratio)
+        if bad or max_log_ratio <= 0:
             raise ValueError(f"max_log_ratio must be a finite number > 0, got {max_log_ratio!r}")
         l1 = max(self.log_l1, float(np.max(self.log_u1)) - max_log_ratio)
         l2 = max(self.log_l2, float(np.max(self.log_u2)) - max_log_ratio)
@@ -807,7 +808,9 @@ class OASiS(BasePolicy):
             isinstance(max_log_ratio, bool) or not isinstance(max_log_ratio, (int, float))
             or not math.isfinite(max_log_ratio) or max_log_ratio <= 0
         ):
-            raise ValueError(f"oasis.max_log_ratio must be None or a finite number > 0, got {max_log_ratio!r}")
+            raise ValueError(
+                f"oasis.max_log_ratio must be None or a finite number > 0, got {max_log_ratio!r}"
+            )
         self.max_log_ratio = None if max_log_ratio is None else float(max_log_ratio)
         if not isinstance(record_prices, bool):
             raise ValueError(f"oasis.record_prices must be a bool, got {record_prices!r}")
