@@ -383,12 +383,12 @@ print(oe.paper_vs_ours(rows19).to_string(index=False) if rows19 else "no complet
 
 # %% [markdown]
 # **Paper vs ours.** "Better by x" is $1 - T_\text{Optimus} / T_\text{other}$ (means over the
-# complete seeds). In mean JCT, placement matters about as much as in the paper: Theorem 1's rule is
-# 15-25 % better than load balancing, which spreads a job's tasks over many servers and pays for
-# cross-server traffic in the placement-aware transfer term of our Eq. (2) ground truth, and 10-15 %
-# better than best fit, as in the paper (full mode: 19 % and 12 %). In makespan the gain is smaller
-# (full mode: 6 % and 8 %). Relative to the allocation (Fig. 18) placement matters *more* here than in
-# the paper.
+# complete seeds). In mean JCT, Theorem 1's rule is about 14 % better than load balancing (the paper:
+# 15 %), which spreads a job's tasks over many servers and pays for cross-server traffic in the
+# placement-aware transfer term of our Eq. (2) ground truth, but only about 5 % better than best fit
+# (the paper: 10 %), which also packs a job's tasks onto few servers (full mode, 10 seeds: 14 % and
+# 5 %). In makespan the gains are smaller (full mode: 4 % and 2 %). Relative to the allocation
+# (Fig. 18: 12 % in JCT here, 62 % in the paper) placement matters *more* here than in the paper.
 # Few seeds in quick mode: one complete seed can swing these numbers by several points.
 
 # %% [markdown]
