@@ -374,7 +374,7 @@ paths = plotting.savefig(fig, "fig_oasis_11_competitive_ratio", figures_dir)
 #   bug: the proof's other links hold.
 # * **Theorem 2's dual part** does not hold on every instance either: on some instances the
 #   optimum's schedule of a job violates (20) at OASiS's final prices (`dual_feasible`, row
-#   `eq20_violated`; in full mode, 300 seeds per family, 8 synthetic and 12 Sec. V-A instances).
+#   `eq20_violated`; in full mode, 300 seeds per family, 7 synthetic and 11 Sec. V-A instances).
 #   Algorithm 2 maximises the payoff only over schedules that fit the capacity *left* at
 #   arrival, while (20) ranges over all schedules of $\mathcal L_i$; a schedule that needs more
 #   than what is left is priced out only if the resource is exactly full
