@@ -270,18 +270,23 @@ def estimate_run(params: Mapping[str, Any]) -> pd.DataFrame:
     ValueError
         On an unknown or missing parameter or a bad value.
     """
-    fn = "estimate_run"
-    allowed = ("u_scale", "seed", "n_jobs", "T", "H", "K", "workload", "policy_params")
-    p = _check_keys(params, allowed, ("u_scale",), fn)
-    u = _positive(p["u_scale"], f"{fn}: u_scale")
+    out, u = _oasis_with(params, "estimate_run", "u_scale")
+    out["estimate"] = estimate_label(u)
+    return out
+
+
+def _oasis_with(params: Mapping[str, Any], fn: str, key: str) -> tuple[pd.DataFrame, float]:
+    """OASiS on the Sec. V-A workload with the policy parameter ``key`` (> 0) given at top level
+    of ``params``: the per-job table of :func:`utility_run` and the value of ``key``."""
+    allowed = (key, "seed", "n_jobs", "T", "H", "K", "workload", "policy_params")
+    p = _check_keys(params, allowed, (key,), fn)
+    value = _positive(p[key], f"{fn}: {key}")
     seed = _int(p.get("seed", 0), f"{fn}: seed", lo=0)
     wkw = _workload_kwargs(p, ("n_jobs", "T", "H", "K"), fn)
     pkw = _mapping(p.get("policy_params"), f"{fn}: policy_params")
-    if "u_scale" in pkw:
-        raise ValueError(f"{fn}: give u_scale as a parameter, not inside policy_params ({pkw!r})")
-    out = _simulate("oasis", "oasis", seed, wkw, {**pkw, "u_scale": u})
-    out["estimate"] = estimate_label(u)
-    return out
+    if key in pkw:
+        raise ValueError(f"{fn}: give {key} as a parameter, not inside policy_params ({pkw!r})")
+    return _simulate("oasis", "oasis", seed, wkw, {**pkw, key: value}), value
 
 
 def capped_run(params: Mapping[str, Any]) -> pd.DataFrame:
@@ -311,16 +316,7 @@ def capped_run(params: Mapping[str, Any]) -> pd.DataFrame:
     ValueError
         On an unknown or missing parameter or a bad value.
     """
-    fn = "capped_run"
-    allowed = ("max_log_ratio", "seed", "n_jobs", "T", "H", "K", "workload", "policy_params")
-    p = _check_keys(params, allowed, ("max_log_ratio",), fn)
-    cap = _positive(p["max_log_ratio"], f"{fn}: max_log_ratio")
-    seed = _int(p.get("seed", 0), f"{fn}: seed", lo=0)
-    wkw = _workload_kwargs(p, ("n_jobs", "T", "H", "K"), fn)
-    pkw = _mapping(p.get("policy_params"), f"{fn}: policy_params")
-    if "max_log_ratio" in pkw:
-        raise ValueError(f"{fn}: give max_log_ratio as a parameter, not inside policy_params ({pkw!r})")
-    return _simulate("oasis", "oasis", seed, wkw, {**pkw, "max_log_ratio": cap})
+    return _oasis_with(params, "capped_run", "max_log_ratio")[0]
 
 
 def alpha_cap_table(totals: pd.DataFrame, capped: pd.DataFrame, *, load: str = "n_jobs") -> pd.DataFrame:
