@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dlsched import registry
 from dlsched.core.cluster import Cluster
@@ -220,3 +222,35 @@ def test_capped_prices_bound_the_log_ratio_and_keep_u():
     pol = OASiS(true, max_log_ratio=2.0).prepare(wl.cluster, wl.horizon)
     has = pol._cw[0] > 0
     assert np.allclose(np.log(pol.p[0, 0][has]), true.capped(2.0).log_l1)
+
+
+def _greedy_cost_by_take(price, cap, counts, limit):
+    """COST_t's greedy deployment read literally: every server's take for every count, summed
+    server by server in price order (the reference for :func:`_greedy_cost`)."""
+    order = np.argsort(price, axis=1, kind="stable")
+    ps = np.take_along_axis(price, order, axis=1)
+    cs = np.take_along_axis(cap, order, axis=1)
+    cc = np.cumsum(cs, axis=1)
+    counts = np.asarray(counts)
+    take = np.clip(counts[None, :, None] - (cc - cs)[:, None, :], 0, cs[:, None, :])
+    acc = np.cumsum(ps[:, None, :] * take, axis=-1)[..., -1]
+    feasible = (cc[:, -1:] >= counts[None, :]) & (counts[None, :] <= limit)
+    return np.where(feasible, acc, math.inf)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.data(),
+    S=st.integers(1, 5),
+    n=st.integers(1, 8),
+    limit=st.integers(0, 30),
+    counts=st.lists(st.integers(0, 30), min_size=1, max_size=10, unique=True).map(sorted),
+)
+def test_greedy_cost_is_bit_identical_to_the_server_by_server_sum(data, S, n, limit, counts):
+    from dlsched.oasis.policy import _greedy_cost
+
+    values = st.sampled_from([0.0, 1e-300, 0.1, 1 / 3, 7.7, 1e5, 2.5e-3])
+    price = np.array(data.draw(st.lists(values, min_size=S * n, max_size=S * n))).reshape(S, n)
+    cap = np.array(data.draw(st.lists(st.integers(0, 4), min_size=S * n, max_size=S * n))).reshape(S, n)
+    got = _greedy_cost(price, cap, counts, limit)[0]
+    assert np.array_equal(got, _greedy_cost_by_take(price, cap, counts, limit))

@@ -274,16 +274,26 @@ def _greedy_cost(price: np.ndarray, cap: np.ndarray, counts: np.ndarray, limit: 
     every slot: arrays (S, len(counts)); +inf where more than min(limit, total cap) are needed.
 
     Summation order: server by server in sorted order, ``price * units`` -- the same as the
-    literal loops of COST_t, so both give bit-identical costs.
+    literal loops of COST_t, so both give bit-identical costs. ``count`` units fill the servers
+    before ``j`` (the first whose cumulative cap reaches ``count``) and part of server ``j``; the
+    cost is the sequential prefix sum over the full servers plus ``price_j * rest`` (the literal
+    loop then adds only zeros), found for all (slot, count) pairs with one ``searchsorted``.
     """
     order = np.argsort(price, axis=1, kind="stable")
     ps = np.take_along_axis(price, order, axis=1)
     cs = np.take_along_axis(cap, order, axis=1)
     cc = np.cumsum(cs, axis=1)
-    counts = np.asarray(counts)
-    take = np.clip(counts[None, :, None] - (cc - cs)[:, None, :], 0, cs[:, None, :])  # (S, C, n)
-    # cumsum is sequential: server by server in sorted order, like the literal loop
-    acc = np.cumsum(ps[:, None, :] * take, axis=-1)[..., -1]
+    full = np.cumsum(ps * cs, axis=1)  # sequential, like the literal loop
+    counts = np.asarray(counts, dtype=np.int64)
+    S, n = cs.shape
+    # first server j with cc[j] >= count, per slot: one searchsorted over rows offset apart
+    span = int(max(cc[:, -1].max(initial=0), counts.max(initial=0))) + 1
+    rows = np.arange(S, dtype=np.int64)[:, None] * span
+    j = np.searchsorted((cc + rows).ravel(), (counts[None, :] + rows).ravel()).reshape(S, -1)
+    j = np.minimum(j - np.arange(S)[:, None] * n, n - 1)
+    before_cc = np.where(j > 0, np.take_along_axis(cc, np.maximum(j - 1, 0), axis=1), 0)
+    before = np.where(j > 0, np.take_along_axis(full, np.maximum(j - 1, 0), axis=1), 0.0)
+    acc = before + np.take_along_axis(ps, j, axis=1) * (counts[None, :] - before_cc)
     feasible = (cc[:, -1:] >= counts[None, :]) & (counts[None, :] <= limit)
     return np.where(feasible, acc, INF), order, cs
 
