@@ -575,6 +575,7 @@ def _frontier(by_workers: np.ndarray, chunks_of: np.ndarray, D: int, track: _Tra
     dense: np.ndarray | None = None
     back: list[tuple] = []
     cover = np.minimum(chunks_of, D)
+    cmax = int(cover[-1])
     for k in range(S):
         if track.stop(k) or (dense is None and len(x) == 0):
             break
@@ -587,35 +588,44 @@ def _frontier(by_workers: np.ndarray, chunks_of: np.ndarray, D: int, track: _Tra
             dense = np.where(idx < len(x), c[np.minimum(idx, len(x) - 1)], INF)
         if dense is not None:
             new = np.full(D + 1, INF)
-            choice = np.full(D + 1, -1, dtype=np.int64)
-            for w, kw, hw in zip(Wopt, kk, hopt, strict=True):  # ascending W: ties keep the smaller
-                cand = np.empty(D + 1)
-                cand[:kw] = dense[0] + hw
-                cand[kw:] = dense[: D + 1 - kw] + hw
-                better = cand < new
-                new[better] = cand[better]
-                choice[better] = w
+            # Only coverages lo..hi can matter: below lo, D is out of reach in the slots left
+            # (the next slot reads F(x - kw) only for x >= lo + cmax); above hi, nothing covers
+            # that much by slot k (F = INF). Below lo, F takes F(lo), which keeps it monotone.
+            lo = max(0, D - (S - 1 - k) * cmax)
+            hi = min(D, (k + 1) * cmax)
+            if lo <= hi:
+                window = new[lo : hi + 1]
+                cand = np.empty(hi - lo + 1)
+                for kw, hw in zip(kk.tolist(), hopt.tolist(), strict=True):
+                    cut = min(len(cand), max(0, kw - lo))  # coverages x < kw: this slot alone
+                    cand[:cut] = dense[0] + hw
+                    np.add(dense[lo + cut - kw : hi + 1 - kw], hw, out=cand[cut:])
+                    np.minimum(window, cand, out=window)
+                new[:lo] = new[lo]
             record = float(new[D])
             new[new >= track.limit(k)] = INF
-            # canonical back-pointers, as the sparse frontier: a state y on a plateau of equal cost
-            # follows the plateau's last (largest-coverage) state, the frontier point that covers it
-            redirect = np.searchsorted(new, new, side="right") - 1
-            back.append(("dense", choice, None if back and back[-1][0] == "dense" else x, redirect))
+            # back-pointers are recovered for the few visited states only (_frontier_chunks)
+            back.append(("dense", dense, Wopt, kk, hopt, new,
+                         None if back and back[-1][0] == "dense" else x))
             dense = new
             track.record(k, record)
             continue
-        m, p = len(x), len(Wopt)
-        X = np.minimum(D, x[:, None] + kk[None, :]).ravel()
-        C = (c[:, None] + hopt[None, :]).ravel()
-        P = np.repeat(np.arange(m), p)
-        Wi = np.tile(Wopt, m)
-        useful = (C < track.limit(k)) & (X >= D - (S - 1 - k) * int(cover[-1]))
+        m = len(x)
+        # candidates laid out option-major (W ascending, then point index), so that "first in
+        # layout order" is the tie-break: fewest workers in this slot (as the exact DP)
+        X = np.minimum(D, kk[:, None] + x[None, :]).ravel()
+        C = (hopt[:, None] + c[None, :]).ravel()
+        P = np.tile(np.arange(m), len(Wopt))
+        Wi = np.repeat(Wopt, m)
+        useful = (C < track.limit(k)) & (X >= D - (S - 1 - k) * cmax)
         X, C, P, Wi = X[useful], C[useful], P[useful], Wi[useful]
-        order = np.lexsort((P, Wi, C, X))  # ties: fewest workers in this slot (as the exact DP)
-        X, C, P, Wi = X[order], C[order], P[order], Wi[order]
-        first = np.ones(len(X), dtype=bool)
-        first[1:] = X[1:] != X[:-1]
-        X, C, P, Wi = X[first], C[first], P[first], Wi[first]
+        # per coverage X the least cost, first in layout order: a scatter-min, then the first hit
+        least = np.full(D + 1, INF)
+        np.minimum.at(least, X, C)
+        hit = np.flatnonzero(C == least[X])
+        _, first = np.unique(X[hit], return_index=True)  # X ascending, first occurrence of each
+        sel = hit[first]
+        X, C, P, Wi = X[sel], C[sel], P[sel], Wi[sel]
         keep = np.ones(len(C), dtype=bool)
         if len(C) > 1:
             suffix = np.minimum.accumulate(C[::-1])[::-1]
@@ -635,12 +645,16 @@ def _frontier_chunks(back, k_end: int, chunks_of: np.ndarray, D: int) -> dict[in
     for k in range(k_end, -1, -1):
         entry = back[k]
         if entry[0] == "dense":
-            pos = int(entry[3][pos])
-            w = int(entry[1][pos])
+            _, prev, Wopt, kk, hopt, new, x_prev = entry
+            # canonical state, as the sparse frontier: a state on a plateau of equal cost follows
+            # the plateau's last (largest-coverage) state, the frontier point that covers it
+            pos = int(np.searchsorted(new, new[pos], side="right")) - 1
+            # the option the forward step kept: the same sums, first minimum (smallest W)
+            w = int(Wopt[int(np.argmin(prev[np.maximum(pos - kk, 0)] + hopt))])
             W[k] = w
             pos = max(0, pos - int(cover[w]))  # coverage still needed before slot k
-            if entry[2] is not None:  # previous slot is sparse: first point covering >= pos
-                pos = int(np.searchsorted(entry[2], pos, side="left"))
+            if x_prev is not None:  # previous slot is sparse: first point covering >= pos
+                pos = int(np.searchsorted(x_prev, pos, side="left"))
         else:
             _, P, Wi, _ = entry
             W[k] = int(Wi[pos])
@@ -958,12 +972,13 @@ class OASiS(BasePolicy):
         self.plans[j] = dict(best.placements)
         wpos = {int(s): i for i, s in enumerate(self._wsrv)}
         ppos = {int(s): i for i, s in enumerate(self._psrv)}
+        worker_price, ps_price = self._params.worker_price, self._params.ps_price
         for t, p in best.placements.items():
             for s, c in p.workers:
                 h = wpos[s]
                 self.g[t, h] += c * wd  # line 7
-                self.p[t, h] = self._params.worker_price(self.g[t, h], self._cw[h])  # line 8
+                self.p[t, h] = worker_price(self.g[t, h], self._cw[h])  # line 8
             for s, c in p.ps:
                 k = ppos[s]
                 self.v[t, k] += c * pdem  # line 9
-                self.q[t, k] = self._params.ps_price(self.v[t, k], self._cp[k])  # line 10
+                self.q[t, k] = ps_price(self.v[t, k], self._cp[k])  # line 10
