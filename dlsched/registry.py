@@ -28,6 +28,9 @@ POLICIES: dict[str, str] = {
     "dorm": "dlsched.oasis.baselines:Dorm",
     "optimus": "dlsched.optimus.policy:Optimus",
     "tetris": "dlsched.optimus.policy:Tetris",
+    "pdors": "dlsched.pdors.policy:PDORS",
+    "pdors_nocoloc": "dlsched.pdors.policy:PDORSNoColocation",
+    "oasis_split": "dlsched.pdors.baselines:OasisSplit",
 }
 """Policy name -> ``module:class``."""
 
@@ -39,6 +42,7 @@ WORKLOADS: dict[str, str] = {
     "oasis": "dlsched.oasis.model:oasis_workload",
     "oasis_testbed": "dlsched.oasis.model:testbed_workload",
     "optimus": "dlsched.optimus.workload:optimus_workload",
+    "pdors": "dlsched.pdors.model:pdors_workload",
 }
 """Workload name -> ``module:function(rng, **params)``."""
 

@@ -119,7 +119,7 @@ def _pdors(draw) -> tuple[Cluster, list[JobSpec]]:
         model = PdorsModel(
             epochs=draw(st.integers(1, 2)), samples=draw(st.integers(1, 60)), batch=draw(st.integers(1, 6)),
             tau=_tenth(draw, 1, 10), sync_internal=si, sync_external=si + _tenth(draw, 0, 20),
-            ratio=draw(st.sampled_from([0.5, 1.0, 2.0])))
+            ratio=draw(st.sampled_from([1.0, 2.0, 3.0])))
         # One worker and the ps_for(1) <= 2 PS it needs all fit on this server. (Workload's own
         # validation checks the worker and one PS separately; see test_simulator's xfail.)
         home = caps[draw(st.integers(0, n - 1))]

@@ -516,11 +516,11 @@ def test_rejected_jobs_get_no_utility() -> None:
 
 
 def test_workload_rejects_a_job_whose_workers_and_ps_never_fit_together() -> None:
-    # ratio 0.5: one worker needs ps_for(1) = 2 PS; 1 + 2 CPUs > the server's 2
+    # one worker (2 CPUs) and its PS (1 CPU) each fit the server's 2 CPUs, but not together
     cluster = Cluster.homogeneous(1, {"cpu": 2})
-    m = PdorsModel(epochs=1, samples=1, batch=1, tau=0.1, sync_internal=0.0, sync_external=0.0, ratio=0.5)
+    m = PdorsModel(epochs=1, samples=1, batch=1, tau=0.1, sync_internal=0.0, sync_external=0.0)
     with pytest.raises(ValueError, match="never run"):
-        Workload(cluster, (JobSpec(0, 0, m, {"cpu": 1}, {"cpu": 1}),))
+        Workload(cluster, (JobSpec(0, 0, m, {"cpu": 2}, {"cpu": 1}),))
 
 
 def test_optimus_model_rejects_a_zero_step_time() -> None:

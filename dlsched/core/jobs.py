@@ -376,7 +376,15 @@ class PdorsModel(JobModel):
     sync_internal, sync_external : float
         :math:`2g_i/b_i^{(i)}` and :math:`2g_i/b_i^{(e)}` in slots (internal <= external).
     ratio : float
-        :math:`\gamma_i`, workers per PS (1 = the usual 1:1).
+        :math:`\gamma_i >= 1`, workers per PS (1 = the usual 1:1; the paper draws it in [1, 10]).
+
+    Notes
+    -----
+    The rate uses the actual ``w / s`` of the placement (the spec's first per-sample formula,
+    before :math:`\gamma_i = \sum w / \sum s` is substituted); a schedule with
+    :math:`\sum s \ge \sum w/\gamma_i` ((26'), the coupling PD-ORS's rounding guarantees) is
+    therefore at least as fast as the paper's (3) with :math:`\gamma_i`, which is what the
+    policies plan with. ``sync_internal <= sync_external`` is :math:`b^{(i)} \ge b^{(e)}`.
     """
 
     epochs: int
@@ -396,6 +404,10 @@ class PdorsModel(JobModel):
             positive=("tau", "ratio"),
             nonneg=("sync_internal", "sync_external"),
         )
+        if self.ratio < 1:
+            raise ValueError(
+                f"PdorsModel.ratio (gamma_i, workers per PS) must be >= 1, got {self.ratio!r}"
+            )
         if self.sync_internal > self.sync_external:
             raise ValueError(
                 f"PdorsModel.sync_internal={self.sync_internal:g} exceeds "

@@ -93,6 +93,7 @@ from types import MappingProxyType
 import numpy as np
 
 from dlsched.core.cluster import Cluster
+from dlsched.core.instances import EC2_INSTANCES
 from dlsched.core.jobs import JobSpec, OasisModel, Sigmoid, Workload
 
 # ------------------------------------------------------------------------------- Google profile
@@ -119,20 +120,6 @@ UTILITY_CLASSES: tuple[str, ...] = ("time-insensitive", "time-sensitive", "time-
 """Utility classes of Sec. V-A, in the order of ``mix``."""
 
 # ----------------------------------------------------------------------------- Sec. V-A ranges
-
-EC2_INSTANCES: Mapping[str, Mapping[str, float]] = MappingProxyType(
-    {
-        "p2.xlarge": {"gpu": 1, "cpu": 4, "mem": 61},
-        "p2.8xlarge": {"gpu": 8, "cpu": 32, "mem": 488},
-        "p2.16xlarge": {"gpu": 16, "cpu": 64, "mem": 732},
-        "g3.4xlarge": {"gpu": 1, "cpu": 16, "mem": 122},
-        "g3.8xlarge": {"gpu": 2, "cpu": 32, "mem": 244},
-        "g3.16xlarge": {"gpu": 4, "cpu": 64, "mem": 488},
-        "c4.8xlarge": {"gpu": 0, "cpu": 36, "mem": 60},
-    }
-)
-"""GPUs, vCPUs and memory (GiB, used as GB) of the EC2 instances used (public AWS instance-type
-tables, P2 launched 2016, G3 2017, C4 2015)."""
 
 WORKER_TYPES: tuple[str, ...] = (
     "p2.xlarge", "p2.8xlarge", "p2.16xlarge", "g3.4xlarge", "g3.8xlarge", "g3.16xlarge",

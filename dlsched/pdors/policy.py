@@ -1,0 +1,735 @@
+r"""PD-ORS Algorithms 1-4 with the price function (12)-(14).
+
+Algorithm 1 (steps 1-4): on the arrival of job ``i`` find the schedule maximising the right-hand
+side of (11) and its payoff :math:`\lambda_i` with Algorithm 2 (step 2); admit iff
+:math:`\lambda_i > 0` (step 3), fix the schedule and raise the prices
+:math:`p_h^r[t] = Q_h^r(\rho_h^r[t])` of every (machine, resource, slot) it uses; otherwise
+reject (step 4).
+
+Algorithm 2 (steps 1-3): for every completion slot :math:`\tilde t_i = a_i..T` compute
+:math:`\Theta(\tilde t_i, V_i)` (21) with Algorithm 3 and keep the schedule of the largest
+:math:`u_i(\tilde t_i - a_i) - \Theta` (strict ``>``: ties keep the earliest slot).
+
+Algorithm 3 (steps 1-5): the DP (21) over the samples trained per slot. **Quantised** (spec
+section 5 [N]; the paper enumerates single samples, :math:`V_i = E_iK_i` is :math:`10^6`-
+:math:`10^8`): the workload is cut into units of ``q`` samples, ``q = ceil(V_i / levels)`` by
+default (``unit="levels"``), or one BSP iteration ``q = F_i`` (``unit="iteration"``), or a given
+number of samples (``unit=<int>``). The DP is evaluated bottom-up over slots (one table row per
+slot, Algorithm 3's recursion unrolled), sharing :math:`\theta(t, v)` across completion slots.
+
+Algorithm 4 (steps 1-12), :math:`\theta(t, v)` for ``v`` units in slot ``t``:
+
+* internal (steps 2-7, Fact 1: every worker and PS on one machine, bandwidth :math:`b^{(i)}`):
+  :math:`D = \lceil vq(\tau_i + 2g_i\gamma_i/(b^{(i)}F_i))\rceil` workers, ``s = ceil(D/gamma)``
+  PS and ``w = gamma * s`` workers (integer rounding is ours, spec [N]); machines sorted by
+  :math:`\sum_r p_h^r[t](\alpha_i^r\gamma_i + \beta_i^r)` (stable: ties by index); the first one
+  where (4) ``w <= F`` and (24) hold;
+* external (steps 8-11, bandwidth :math:`b^{(e)}`): the LP relaxation of (23)-(26) plus the
+  coupling (26') :math:`\sum_h s_h \ge \sum_h w_h/\gamma_i` [R], solved with HiGHS
+  (:func:`scipy.optimize.linprog`); the fractional optimum scaled by :math:`G_\delta` (31R or 32R,
+  **reconstructed, not the published formulas**) and rounded by (27)-(28); step 11 read as the
+  spec recommends: ``trials`` (S) samples, the cheapest feasible one kept, up to ``10 S`` samples
+  when none is feasible, else no external schedule;
+* step 12: the cheaper of the two (ties: internal).
+
+Exactness of the speed-ups (none changes the result):
+
+* machines with identical prices and residual capacities form one LP variable pair whose capacity
+  is the group's total; this LP has the same optimum as the per-machine LP (``k`` identical
+  polytopes sum to ``k`` times one), and its solution is split evenly over the group's machines,
+  which is an optimal per-machine solution;
+* the LPs of all units ``v`` of one slot are solved as one block-diagonal LP (the blocks are
+  independent, so each block's part is that level's optimum);
+* slots whose prices and usage are identical (e.g. every untouched future slot) share their
+  :math:`\theta(t,\cdot)`, computed once per decision.
+
+Readings of the spec's [R]/[N] notes, all documented in :func:`price_parameters`: ``U`` uses
+:math:`u_i(d_i^{min} - 1)` (slots are 0-based, a job completing in its arrival slot has duration
+0); ``L`` uses :math:`u_i(T - 1 - a_i)`; :math:`1/\mu` takes its largest admissible value
+:math:`\min(1, \cdot)`; resources no job demands get ``U = L``; initial prices ``L``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import linprog
+
+from dlsched.core.cluster import Cluster
+from dlsched.core.jobs import JobSpec, PdorsModel, Workload
+from dlsched.core.policy import BasePolicy, ClusterView
+from dlsched.core.pricing import ExponentialPrice
+from dlsched.core.schedule import Decision, Placement
+
+_EPS = 1e-9
+INF = math.inf
+G_DELTA_VARIANTS: tuple[str, ...] = ("31R", "32R")
+"""Valid ``g_delta`` values: the reconstructed scaling factors (31R) and (32R) of the spec."""
+UNITS: tuple[str, ...] = ("levels", "iteration")
+"""Valid string values of ``unit`` (an int gives the samples per unit directly)."""
+
+
+# ------------------------------------------------------------------------------ price function
+
+
+@dataclass(frozen=True, eq=False)
+class PdorsPrices:
+    r"""Parameters of the price function (12): :math:`\ln U^r` per resource, :math:`\ln L` and the
+    scaling factor :math:`\mu` of (14), kept as logarithms (``L`` underflows like OASiS's)."""
+
+    log_u: np.ndarray
+    log_l: float
+    mu: float = 1.0
+
+    def __post_init__(self) -> None:
+        mu = float(self.mu)
+        if not math.isfinite(mu) or mu <= 0:
+            raise ValueError(f"PdorsPrices.mu must be finite and > 0, got {self.mu!r}")
+        object.__setattr__(self, "mu", mu)
+        low = float(self.log_l)
+        if not math.isfinite(low):
+            raise ValueError(f"PdorsPrices.log_l must be finite, got {self.log_l!r}")
+        object.__setattr__(self, "log_l", low)
+        u = np.asarray(self.log_u, dtype=float)
+        if not np.all(np.isfinite(u)) or np.any(u < low - 1e-9):
+            raise ValueError(f"PdorsPrices.log_u must be finite and >= ln L={low:g}, got {u}")
+        u = np.maximum(u, low)
+        u.setflags(write=False)
+        object.__setattr__(self, "log_u", u)
+
+    @property
+    def price(self) -> ExponentialPrice:
+        """:math:`Q_h^r` of (12)."""
+        return ExponentialPrice(self.log_l, self.log_u)
+
+    @property
+    def upper(self) -> np.ndarray:
+        """:math:`U^r` (13)."""
+        return np.exp(self.log_u)
+
+    @property
+    def lower(self) -> float:
+        """:math:`L` (14), 0.0 if it underflows."""
+        return math.exp(self.log_l)
+
+    @property
+    def alpha(self) -> float:
+        r""":math:`\alpha = \max_r(1, \ln(U^r/L))` (the OASiS-style ratio, spec section 6 [R])."""
+        return float(max(1.0, np.max(self.log_u - self.log_l)))
+
+
+def _job_model(spec: JobSpec) -> PdorsModel:
+    if not isinstance(spec.model, PdorsModel):
+        raise ValueError(f"job {spec.job_id}: PD-ORS needs a PdorsModel, got {spec.model.kind!r}")
+    return spec.model
+
+
+def sample_time(model: PdorsModel, internal: bool) -> float:
+    r"""Per-sample time of one worker in (3) with ratio :math:`\gamma_i`:
+    :math:`\tau_i + 2g_i\gamma_i/(bF_i)` slots, :math:`b = b^{(i)}` if ``internal``."""
+    sync = model.sync_internal if internal else model.sync_external
+    return model.tau + model.ratio * sync / model.batch
+
+
+def min_duration(model: PdorsModel) -> int:
+    r"""Shortest duration in slots, the argument of (13):
+    :math:`\lceil E_iK_i/F_i\,(\tau_i + 2g_i\gamma_i/(b^{(i)}F_i))\rceil` (at least 1)."""
+    return max(1, math.ceil(model.total_work / model.batch * sample_time(model, True) - _EPS))
+
+
+def external_worker_slots(model: PdorsModel) -> int:
+    r""":math:`\lceil E_iK_i(\tau_i + 2g_i\gamma_i/(b^{(e)}F_i))\rceil`, worker-slots of the job on
+    external bandwidth (the denominator of (14))."""
+    return max(1, math.ceil(model.total_work * sample_time(model, False) - _EPS))
+
+
+def price_parameters(workload: Workload, *, horizon: int | None = None, mu: float | None = None) -> PdorsPrices:
+    r"""The price parameters (13)-(14) of a workload (PD-ORS's "estimated from past experience").
+
+    * (13) :math:`U^r = \max_i u_i(d_i^{min} - 1)/(\alpha_i^r + \beta_i^r)` over jobs demanding
+      ``r`` (:func:`min_duration`; the spec's [N] reading of the earliest completion with 0-based
+      slots); ``U = L`` for a resource no job demands.
+    * (14) :math:`L = \min_i \frac{1}{2\mu} u_i(T - 1 - a_i) / (W_i^e \sum_r(\alpha_i^r + \beta_i^r))`
+      with :math:`W_i^e` = :func:`external_worker_slots` ([T]: the closing parenthesis restored).
+    * :math:`1/\mu = \min(1, \min_i W_i^e\sum_r(\alpha_i^r+\beta_i^r) / (T\sum_h\sum_r C_h^r))`, the
+      largest value the [R] condition allows (then :math:`D_0 \le \frac12 OPT`); ``mu`` overrides it.
+
+    Raises
+    ------
+    ValueError
+        Without a horizon or jobs, for a non-PD-ORS job, a ``mu <= 0``, or a job whose utility at
+        the horizon is exactly 0 (``L`` would be 0).
+    """
+    T = workload.horizon if horizon is None else horizon
+    if T is None:
+        raise ValueError("price_parameters needs a horizon T (workload.horizon or horizon=)")
+    if not workload.jobs:
+        raise ValueError("price_parameters needs at least one job")
+    if mu is not None and (isinstance(mu, bool) or not isinstance(mu, (int, float))
+                           or not math.isfinite(mu) or mu <= 0):
+        raise ValueError(f"pdors.mu must be None or a finite number > 0, got {mu!r}")
+    cluster = workload.cluster
+    demand = np.array([cluster.vector(s.worker_demand) + cluster.vector(s.ps_demand) for s in workload.jobs])
+    models = [_job_model(s) for s in workload.jobs]
+    log_best = np.array([float(s.utility.log(min_duration(m) - 1)) for s, m in zip(workload.jobs, models,
+                                                                                      strict=True)])
+    log_worst = np.array([float(s.utility.log(max(0, T - 1 - s.arrival))) for s in workload.jobs])
+    if not np.all(np.isfinite(log_worst)):
+        j = workload.jobs[int(np.argmin(np.isfinite(log_worst)))].job_id
+        raise ValueError(f"job {j}: utility at the horizon is 0, so L (14) would be 0")
+    denom = np.array([external_worker_slots(m) for m in models], dtype=float) * demand.sum(axis=1)
+    inv_mu = min(1.0, float(np.min(denom)) / (T * float(cluster.capacity.sum())))
+    mu = 1.0 / inv_mu if mu is None else float(mu)
+    log_l = float(np.min(log_worst - np.log(denom))) - math.log(2.0 * mu)
+    with np.errstate(divide="ignore"):
+        per = np.where(demand > 0, log_best[:, None] - np.log(np.where(demand > 0, demand, 1.0)), -INF)
+    log_u = per.max(axis=0)
+    log_u = np.where(np.isfinite(log_u), np.maximum(log_u, log_l), log_l)
+    return PdorsPrices(log_u, log_l, mu)
+
+
+# --------------------------------------------------------------------------- Algorithm 4 pieces
+
+
+def g_delta(demand_w, delta: float, ratio: float = 1.0, variant: str = "31R"):
+    r"""The rounding scale :math:`G_\delta` **as reconstructed by the spec** (not the paper's (31)/(32)).
+
+    (31R) :math:`G = 1 + \ell + \sqrt{\ell^2 + 2\ell}`, :math:`\ell = \ln(1/\delta)/D_w`: with it,
+    independent rounding (27) misses (26) :math:`\sum_h w_h \ge D_w` w.p. at most :math:`\delta`
+    (Chernoff). (32R): the same with :math:`\ell = \gamma_i\ln(2/\delta)/D_w`, guarding (26) and
+    the PS covering by a union bound. ``demand_w`` is :math:`D_w` (> 0; arrays broadcast).
+    """
+    if variant not in G_DELTA_VARIANTS:
+        raise ValueError(f"pdors.g_delta must be one of {G_DELTA_VARIANTS}, got {variant!r}")
+    d = np.asarray(demand_w, dtype=float)
+    ell = (np.log(1.0 / delta) if variant == "31R" else ratio * np.log(2.0 / delta)) / d
+    return 1.0 + ell + np.sqrt(ell * ell + 2.0 * ell)
+
+
+def round_solution(values: np.ndarray, rng: np.random.Generator, trials: int) -> np.ndarray:
+    r"""Randomized rounding (27)-(28): ``trials`` independent roundings of ``values`` (last axis),
+    each entry up with probability its fractional part, so :math:`E[\text{result}] = \text{values}`."""
+    base = np.floor(values + _EPS)
+    frac = np.clip(values - base, 0.0, 1.0)
+    frac[frac < _EPS] = 0.0
+    draws = rng.random((trials,) + values.shape)
+    return (base + (draws < frac)).astype(np.int64)
+
+
+@dataclass
+class SlotTheta:
+    r""":math:`\theta(t, v)` of one slot for ``v = 0..len(cost) - 1`` units, with the placement of
+    each (None where infeasible), the branch (``"internal"``/``"external"``), the LP optimum of the
+    external case and the cost of each branch."""
+
+    cost: np.ndarray
+    placements: list
+    branch: list
+    internal: np.ndarray
+    external: np.ndarray
+    lp: np.ndarray
+    lp_solves: int = 0
+    lp_seconds: float = 0.0
+
+
+@dataclass
+class _Job:
+    """Per-job constants of one search."""
+
+    spec: JobSpec
+    model: PdorsModel
+    q: float  # samples per unit
+    units: int  # units to train
+    wd: np.ndarray  # alpha^r
+    pd: np.ndarray  # beta^r
+    v_max: int  # most units a slot can hold under (4) with the internal (faster) bandwidth
+
+
+def quantum(model: PdorsModel, unit: str | int = "levels", levels: int = 100) -> tuple[float, int]:
+    """``(q, n)``: samples per unit and units to train (``n = ceil(V/q)``; the last unit may
+    exceed the workload by less than ``q`` samples)."""
+    V = model.total_work
+    if unit == "levels":
+        q = math.ceil(V / levels)
+    elif unit == "iteration":
+        q = model.batch
+    else:
+        q = int(unit)
+    return float(q), int(math.ceil(V / q - _EPS))
+
+
+def internal_counts(v: np.ndarray, job: _Job) -> tuple[np.ndarray, np.ndarray]:
+    """Step 3 for ``v`` units: ``D = ceil(v q t_int)`` workers needed, ``s = ceil(D/gamma)`` PS,
+    ``w = gamma s`` workers (gamma is an integer in the paper's setting; otherwise ``w = D``)."""
+    m = job.model
+    D = np.ceil(np.asarray(v) * job.q * sample_time(m, True) - _EPS).astype(np.int64)
+    g = m.ratio
+    s = np.ceil(D / g - _EPS).astype(np.int64)
+    w = (s * int(g)).astype(np.int64) if float(g).is_integer() else D
+    return w, s
+
+
+def external_demand(v: np.ndarray, job: _Job) -> np.ndarray:
+    """RHS of (26) for ``v`` units: ``v q (tau + 2 g gamma / (b_e F))`` workers (real)."""
+    return np.asarray(v, dtype=float) * job.q * sample_time(job.model, False)
+
+
+class SlotSolver:
+    """Algorithm 4 for all units ``v`` of one slot, for one job and one slot state.
+
+    Parameters
+    ----------
+    job : _Job
+    price, free : numpy.ndarray
+        Prices :math:`p_h^r[t]` and residual capacities :math:`\\hat C_h^r[t]`, shape (H, R).
+    """
+
+    def __init__(self, job: _Job, price: np.ndarray, free: np.ndarray) -> None:
+        self.job = job
+        self.free = free
+        self.pw = price @ job.wd  # p_h^w[t] of (23)
+        self.ps = price @ job.pd  # p_h^s[t]
+
+    # ---------------------------------------------------------------- internal (steps 2-7)
+    def internal(self, v_top: int) -> tuple[np.ndarray, np.ndarray]:
+        """Cost and machine (-1: none) of the internal case for ``v = 0..v_top``."""
+        job = self.job
+        v = np.arange(v_top + 1)
+        w, s = internal_counts(v, job)
+        need = job.wd[None, None, :] * w[:, None, None] + job.pd[None, None, :] * s[:, None, None]
+        fits = np.all(need <= self.free[None, :, :] + _EPS, axis=2)  # (24) per machine
+        fits &= (w <= job.model.batch)[:, None]  # (4)
+        key = job.model.ratio * self.pw + self.ps  # step 2 sort key
+        order = np.argsort(key, kind="stable")
+        first = np.where(fits[:, order].any(axis=1), np.argmax(fits[:, order], axis=1), -1)
+        h = np.where(first >= 0, order[np.maximum(first, 0)], -1)
+        cost = np.where(h >= 0, w * self.pw[np.maximum(h, 0)] + s * self.ps[np.maximum(h, 0)], INF)
+        cost[0], h[0] = 0.0, -1
+        return cost, h
+
+    # ---------------------------------------------------------------- external (steps 8-11)
+    def _groups(self):
+        rows = np.column_stack([self.pw, self.ps, self.free])
+        uniq, first, inv = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+        inv = inv.ravel()
+        order = np.argsort(first, kind="stable")  # groups in order of their first machine
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        return uniq[order], rank[inv]
+
+    def lp(self, demands: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, float]:
+        """LP relaxation of (23)-(26) + (26') for each RHS ``D_w`` in ``demands``.
+
+        Returns per-level optimal costs (inf where infeasible), per-machine fractional ``w̄``
+        and ``s̄`` of shape (len(demands), H), the number of HiGHS solves and their seconds.
+        """
+        job = self.job
+        n = len(demands)
+        H = len(self.pw)
+        wbar = np.zeros((n, H))
+        sbar = np.zeros((n, H))
+        cost = np.full(n, INF)
+        if n == 0:
+            return cost, wbar, sbar, 0, 0.0
+        rows, group_of = self._groups()
+        G = len(rows)
+        k = np.bincount(group_of, minlength=G).astype(float)
+        pw, ps, free = rows[:, 0], rows[:, 1], rows[:, 2:]
+        pos = (job.wd > 0) | (job.pd > 0)
+        # one block: x = [w_1..w_G, s_1..s_G]
+        blocks = []
+        for r in np.flatnonzero(pos):
+            blocks.append(sp.hstack([sp.diags(np.full(G, job.wd[r])), sp.diags(np.full(G, job.pd[r]))]))
+        ones, zeros = np.ones((1, G)), np.zeros((1, G))
+        coupling = sp.csr_matrix(np.vstack([
+            np.hstack([ones, zeros]),  # (25) sum w <= F
+            np.hstack([-ones, zeros]),  # (26) sum w >= D_w
+            np.hstack([ones / job.model.ratio, -ones]),  # (26') sum s >= sum w / gamma
+        ]))
+        A1 = sp.vstack(blocks + [coupling]).tocsr()
+        cap = (k[:, None] * free)[:, pos].T.ravel()  # resource-major, like the blocks
+        c1 = np.concatenate([pw, ps])
+        solves, seconds = 0, 0.0
+
+        def solve(levels: np.ndarray, c_block: np.ndarray):
+            nonlocal solves, seconds
+            m = len(levels)
+            A = sp.kron(sp.identity(m, format="csr"), A1, format="csr")
+            b = np.concatenate([np.concatenate([cap, [job.model.batch, -d, 0.0]]) for d in demands[levels]])
+            start = time.perf_counter()
+            res = linprog(np.tile(c_block, m), A_ub=A, b_ub=b, bounds=(0, None), method="highs")
+            seconds += time.perf_counter() - start
+            solves += 1
+            return res
+
+        idx = np.arange(n)
+        res = solve(idx, c1)
+        if res.status == 2:  # some level infeasible: find the largest feasible sum w first
+            mx = solve(np.array([0]), np.concatenate([-np.ones(G), np.zeros(G)]))
+            top = -mx.fun if mx.status == 0 else 0.0
+            idx = idx[demands <= top * (1 + 1e-9) + 1e-9]
+            res = solve(idx, c1) if len(idx) else None
+        if res is None or res.status != 0:
+            return cost, wbar, sbar, solves, seconds
+        x = res.x.reshape(len(idx), 2 * G)
+        cost[idx] = x @ c1
+        per = 1.0 / k[group_of]  # split each group's amount evenly over its machines
+        wbar[idx] = x[:, :G][:, group_of] * per
+        sbar[idx] = x[:, G:][:, group_of] * per
+        return cost, wbar, sbar, solves, seconds
+
+    def feasible(self, w: np.ndarray, s: np.ndarray, demand: float, idx: np.ndarray) -> np.ndarray:
+        """Step 11 feasibility of integer samples ``w``, ``s`` of shape (n, len(idx)) on the machines
+        ``idx``: (24) capacities, (25) ``sum w <= F``, (26) ``sum w >= D_w``, (26') and ``sum w >= 1``."""
+        job = self.job
+        W, S = w.sum(axis=-1), s.sum(axis=-1)
+        use = w[..., None] * job.wd + s[..., None] * job.pd
+        ok = np.all(use <= self.free[idx] + _EPS, axis=(-2, -1))
+        return ok & (W <= job.model.batch) & (W >= demand - 1e-7) & (W >= 1) & (S * job.model.ratio >= W - _EPS)
+
+
+@dataclass(frozen=True)
+class PdorsSchedule:
+    """Output of Algorithm 2: payoff :math:`\\lambda_i`, completion slot, cost, units per slot,
+    placements and branches per slot, the cost of every completion slot, LP statistics."""
+
+    payoff: float
+    completion: int | None
+    cost: float
+    units: dict[int, int] = field(default_factory=dict)
+    placements: dict[int, Placement] = field(default_factory=dict)
+    branches: dict[int, str] = field(default_factory=dict)
+    costs_by_completion: np.ndarray | None = None
+    lp_solves: int = 0
+    lp_seconds: float = 0.0
+    unit_samples: float = math.nan
+    n_units: int = 0
+
+
+# ------------------------------------------------------------------------------- the policy
+
+
+class PDORS(BasePolicy):
+    r"""Algorithm 1 of PD-ORS: online admission with irrevocable schedules, prices (12).
+
+    Parameters
+    ----------
+    prices : PdorsPrices, optional
+        ``U``, ``L``, ``mu`` of (12)-(14); :meth:`from_workload` computes the workload's true ones.
+    levels : int, default 100
+        Quantisation: the workload is cut into ``levels`` units (``unit="levels"``; our choice,
+        the paper's DP enumerates single samples). Notebook ``31_pdors_proofs`` shows how the
+        result converges as the unit shrinks.
+    unit : "levels", "iteration" or int, default "levels"
+        Samples per DP unit: ``ceil(V_i/levels)``, one BSP iteration ``F_i``, or this many.
+    delta : float in (0, 1], default 0.1
+        Rounding confidence :math:`\delta` of :math:`G_\delta` (not in the paper's text).
+    trials : int, default 10
+        :math:`S`, rounding samples per external case (step 11).
+    g_delta : {"31R", "32R"}, default "31R"
+        Which reconstructed scaling factor to use (:func:`g_delta`).
+    colocation : bool, default True
+        Use the internal branch (steps 2-7). ``False`` is our ablation "PD-ORS without
+        co-location": every slot is planned with the external bandwidth (step 12 has only the
+        external candidate), registered as ``pdors_nocoloc``.
+    mu : float, optional
+        Override :math:`\mu` of (14) (default: the largest admissible :math:`1/\mu`).
+    max_units : int, default 20000
+        Refuse a job whose quantised workload has more units than this (a too fine ``unit``).
+
+    Notes
+    -----
+    Per-job results recorded in the job table: ``payoff`` (:math:`\lambda_i`),
+    ``planned_completion``, ``internal_slots`` (slots planned on one machine). Decision times and
+    LP statistics are kept in :attr:`decision_seconds` and :attr:`lp_stats` (not in the tables).
+    All randomness (the rounding) comes from the generator given to :meth:`reset`.
+    """
+
+    name: ClassVar[str] = "pdors"
+
+    def __init__(
+        self,
+        prices: PdorsPrices | None = None,
+        levels: int = 100,
+        unit: str | int = "levels",
+        delta: float = 0.1,
+        trials: int = 10,
+        g_delta: str = "31R",
+        colocation: bool = True,
+        mu: float | None = None,
+        max_units: int = 20000,
+    ):
+        if prices is not None and not isinstance(prices, PdorsPrices):
+            raise TypeError(f"pdors.prices must be PdorsPrices, got {type(prices).__name__}")
+        self.prices = prices
+        self.levels = _positive_int(levels, "pdors.levels")
+        if isinstance(unit, str):
+            if unit not in UNITS:
+                raise ValueError(f"pdors.unit must be one of {UNITS} or an integer >= 1, got {unit!r}")
+        else:
+            _positive_int(unit, "pdors.unit")
+        self.unit = unit
+        bad = isinstance(delta, bool) or not isinstance(delta, (int, float)) or not math.isfinite(delta)
+        if bad or not 0 < delta <= 1:
+            raise ValueError(f"pdors.delta must be in (0, 1], got {delta!r}")
+        self.delta = float(delta)
+        self.trials = _positive_int(trials, "pdors.trials")
+        if g_delta not in G_DELTA_VARIANTS:
+            raise ValueError(f"pdors.g_delta must be one of {G_DELTA_VARIANTS}, got {g_delta!r}")
+        self.g_delta = g_delta
+        if not isinstance(colocation, bool):
+            raise ValueError(f"pdors.colocation must be a bool, got {colocation!r}")
+        self.colocation = colocation
+        if mu is not None and (isinstance(mu, bool) or not isinstance(mu, (int, float))
+                               or not math.isfinite(mu) or mu <= 0):
+            raise ValueError(f"pdors.mu must be None or a finite number > 0, got {mu!r}")
+        self.mu = mu
+        self.max_units = _positive_int(max_units, "pdors.max_units")
+
+    @classmethod
+    def from_workload(cls, workload: Workload, **params) -> PDORS:
+        """PD-ORS with the workload's true price parameters (13)-(14)."""
+        return cls(price_parameters(workload, mu=params.get("mu")), **params)
+
+    # ------------------------------------------------------------------ state
+    def reset(self, cluster: Cluster, rng) -> None:
+        super().reset(cluster, rng)
+        if self.prices is None:
+            raise ValueError("PD-ORS needs price parameters: PDORS.from_workload(workload)")
+        both = np.intersect1d(cluster.servers_for("worker"), cluster.servers_for("ps"))
+        if len(both) == 0:
+            raise ValueError("PD-ORS needs machines that host workers and PS (one pool, e.g. Cluster.homogeneous)")
+        if len(self.prices.log_u) != len(cluster.resources):
+            raise ValueError(
+                f"pdors.prices has {len(self.prices.log_u)} resources, the cluster {len(cluster.resources)}"
+            )
+        self._srv = both
+        self._cap = cluster.capacity[both]
+        self._T: int | None = None
+        self.plans: dict[int, dict[int, Placement]] = {}
+        self.payoffs: dict[int, float] = {}
+        self.decision_seconds: dict[int, float] = {}
+        self.lp_stats: dict[int, tuple[int, float]] = {}
+        self.history: list[dict[str, float]] = []
+
+    def _init_horizon(self, T: int) -> None:
+        self._T = T
+        self.rho = np.zeros((T, len(self._srv), len(self.cluster.resources)))  # rho_h^r[t]
+        self.p = self.prices.price(self.rho, self._cap[None])  # p_h^r[t] = Q(0) = L (step 1)
+
+    def prepare(self, cluster: Cluster, T: int, rng=None) -> PDORS:
+        """Reset and size the price tables for horizon ``T`` outside a simulation; returns self."""
+        self.reset(cluster, rng if rng is not None else np.random.default_rng(0))
+        self._init_horizon(int(T))
+        return self
+
+    def job(self, spec: JobSpec) -> _Job:
+        """Per-job constants (quantum, demands); raises on a too fine quantisation."""
+        m = _job_model(spec)
+        q, n = quantum(m, self.unit, self.levels)
+        if n > self.max_units:
+            raise ValueError(
+                f"job {spec.job_id}: {n} DP units of {q:g} samples exceed pdors.max_units={self.max_units} "
+                f"(unit={self.unit!r}); use a coarser unit"
+            )
+        c = self.cluster
+        v_max = int(math.floor(m.batch / (q * sample_time(m, True)) + _EPS))
+        return _Job(spec, m, q, n, c.vector(spec.worker_demand), c.vector(spec.ps_demand), v_max)
+
+    def slot_theta(self, job: _Job, t: int) -> SlotTheta:
+        r""":math:`\theta(t, v)` for ``v = 0..v_max`` (Algorithm 4) against the current state."""
+        solver = SlotSolver(job, self.p[t], self._cap - self.rho[t])
+        top = min(job.v_max, job.units)
+        v = np.arange(top + 1)
+        if self.colocation:
+            c_int, h_int = solver.internal(top)
+        else:
+            c_int, h_int = np.full(top + 1, INF), np.full(top + 1, -1)
+            c_int[0] = 0.0
+        dw = external_demand(v, job)
+        ext_ok = (v > 0) & (dw <= job.model.batch + _EPS)
+        lvl = np.flatnonzero(ext_ok)
+        lp_cost, wbar, sbar, solves, secs = solver.lp(dw[lvl])
+        c_ext = np.full(top + 1, INF)
+        c_lp = np.full(top + 1, INF)
+        c_lp[lvl] = lp_cost
+        ext_place: dict[int, Placement] = {}
+        for i, lv in enumerate(lvl):
+            if not math.isfinite(lp_cost[i]):
+                continue
+            scale = float(g_delta(dw[lv], self.delta, job.model.ratio, self.g_delta))
+            nz = np.flatnonzero((wbar[i] > _EPS) | (sbar[i] > _EPS))
+            best, best_cost = None, INF
+            for _ in range(10):  # step 11: S samples, up to 10 S while none is feasible
+                w = round_solution(wbar[i, nz] * scale, self.rng, self.trials)
+                s = round_solution(sbar[i, nz] * scale, self.rng, self.trials)
+                ok = solver.feasible(w, s, dw[lv], nz)
+                if ok.any():
+                    costs = np.where(ok, w @ solver.pw[nz] + s @ solver.ps[nz], INF)
+                    b = int(np.argmin(costs))
+                    best, best_cost = (w[b], s[b]), float(costs[b])
+                    break
+            if best is not None:
+                c_ext[lv] = best_cost
+                srv = self._srv[nz]
+                ext_place[lv] = Placement.of(
+                    [(int(a), int(x)) for a, x in zip(srv, best[0], strict=True) if x],
+                    [(int(a), int(x)) for a, x in zip(srv, best[1], strict=True) if x],
+                )
+        cost = np.minimum(c_int, c_ext)
+        placements, branch = [None] * (top + 1), [None] * (top + 1)
+        placements[0], branch[0] = Placement(), "none"
+        w_int, s_int = internal_counts(v, job)
+        for lv in range(1, top + 1):
+            if math.isfinite(c_int[lv]) and c_int[lv] <= c_ext[lv]:  # step 12, ties: internal
+                h = int(self._srv[h_int[lv]])
+                placements[lv] = Placement.of({h: int(w_int[lv])}, {h: int(s_int[lv])})
+                branch[lv] = "internal"
+            elif math.isfinite(c_ext[lv]):
+                placements[lv], branch[lv] = ext_place[lv], "external"
+        return SlotTheta(cost, placements, branch, c_int, c_ext, c_lp, solves, secs)
+
+    def search(self, spec: JobSpec, prune: bool = True) -> PdorsSchedule:
+        """Algorithm 2 for ``spec`` against the current prices, committing nothing.
+
+        ``prune=True`` stops enumerating completion slots once :math:`u_i(\\tilde t_i - a_i)` is no
+        more than the best payoff found, and drops partial schedules that already cost more than
+        the utility minus the best payoff (costs are >= 0 and ``u`` non-increasing, so the
+        schedule found is the same); ``prune=False`` evaluates every completion slot (checks).
+        The rounding draws from the policy's generator, so a search advances it.
+        """
+        a = spec.arrival
+        job = self.job(spec)
+        n = job.units
+        S = self._T - a
+        q, nu = job.q, job.units
+        empty = PdorsSchedule(0.0, None, INF, unit_samples=q, n_units=nu)
+        if S <= 0 or job.v_max == 0 or job.v_max * S < n:
+            return empty
+        util = np.asarray(spec.utility(np.arange(S)), dtype=float)
+        cache: dict[bytes, SlotTheta] = {}
+        thetas: list[SlotTheta] = []
+        choices: list[np.ndarray] = []
+        totals = np.full(S, INF)
+        best_mu, best_k = 0.0, None
+        prev = np.full(n + 1, INF)
+        prev[0] = 0.0  # Theta(a - 1, 0) = 0, Theta(a - 1, v > 0) = inf
+        solves, secs = 0, 0.0
+        for k in range(S):
+            if prune and util[k] <= best_mu:
+                totals[k:] = np.nan
+                break
+            t = a + k
+            key = self.rho[t].tobytes()
+            th = cache.get(key)
+            if th is None:
+                th = cache[key] = self.slot_theta(job, t)
+                solves, secs = solves + th.lp_solves, secs + th.lp_seconds
+            thetas.append(th)
+            new = np.full(n + 1, INF)
+            ch = np.zeros(n + 1, dtype=np.int64)
+            for v, c in enumerate(th.cost):  # ascending v, strict '<' (Alg. 3 step 4)
+                if not math.isfinite(c):
+                    continue
+                cand = prev[: n + 1 - v] + c
+                better = cand < new[v:]
+                new[v:][better] = cand[better]
+                ch[v:][better] = v
+            choices.append(ch)
+            totals[k] = new[n]
+            payoff = util[k] - new[n]
+            if payoff > best_mu:  # Alg. 2 step 2, strict '>'
+                best_mu, best_k = float(payoff), k
+            if prune:
+                new[new >= util[k] - best_mu] = INF
+            prev = new
+        if best_k is None:
+            return PdorsSchedule(0.0, None, INF, costs_by_completion=totals, lp_solves=solves,
+                                 lp_seconds=secs, unit_samples=q, n_units=nu)
+        units, rest = {}, n
+        for k in range(best_k, -1, -1):
+            v = int(choices[k][rest])
+            if v:
+                units[a + k] = v
+            rest -= v
+        assert rest == 0, "DP backtrack did not cover the workload"
+        placements = {t: thetas[t - a].placements[v] for t, v in units.items()}
+        branches = {t: thetas[t - a].branch[v] for t, v in units.items()}
+        return PdorsSchedule(best_mu, a + best_k, float(totals[best_k]), units, placements, branches,
+                             totals, solves, secs, q, nu)
+
+    def dual_objective(self) -> float:
+        r"""(10): :math:`\sum_i\lambda_i + \sum_{t,h,r} p_h^r[t] C_h^r`."""
+        return float(sum(self.payoffs.values()) + np.sum(self.p * self._cap[None]))
+
+    def decide(self, t: int, view: ClusterView) -> Decision:
+        if self._T is None:
+            if view.horizon is None:
+                raise ValueError("PD-ORS needs a horizon T (Workload.horizon or simulate(horizon=))")
+            self._init_horizon(view.horizon)
+        admit, reject, info = [], [], {}
+        for v in view.pending():  # step 2: upon arrival
+            spec = v.spec
+            start = time.perf_counter()
+            dual_before = self.dual_objective()
+            best = self.search(spec)
+            if best.payoff > 0:  # step 3
+                admit.append(spec.job_id)
+                self._commit(spec, best)
+                self.payoffs[spec.job_id] = best.payoff
+                self.history.append({
+                    "job": spec.job_id,
+                    "primal": float(spec.utility(best.completion - spec.arrival)),
+                    "dual": self.dual_objective() - dual_before,
+                })
+            else:
+                reject.append(spec.job_id)  # step 4
+            self.decision_seconds[spec.job_id] = time.perf_counter() - start
+            self.lp_stats[spec.job_id] = (best.lp_solves, best.lp_seconds)
+            info[spec.job_id] = {
+                "payoff": best.payoff,
+                "planned_completion": best.completion if best.completion is not None else math.nan,
+                "internal_slots": sum(b == "internal" for b in best.branches.values()),
+            }
+        allocs = {j: plan[t] for j, plan in self.plans.items() if t in plan and (j in view.jobs or j in admit)}
+        future = [s for j, plan in self.plans.items() if j in view.jobs or j in admit for s in plan if s > t]
+        return Decision(allocs, admit=admit, reject=reject, wakeup=min(future) if future else None, info=info)
+
+    def _commit(self, spec: JobSpec, best: PdorsSchedule) -> None:
+        """Step 3: fix the schedule, update :math:`\\rho_h^r[t]` and :math:`p_h^r[t] = Q_h^r(\\rho)`."""
+        self.plans[spec.job_id] = dict(best.placements)
+        pos = {int(s): i for i, s in enumerate(self._srv)}
+        wd, pdem = self.cluster.vector(spec.worker_demand), self.cluster.vector(spec.ps_demand)
+        price = self.prices.price
+        for t, p in best.placements.items():
+            touched = set()
+            for s, c in p.workers:
+                self.rho[t, pos[s]] += c * wd
+                touched.add(pos[s])
+            for s, c in p.ps:
+                self.rho[t, pos[s]] += c * pdem
+                touched.add(pos[s])
+            for h in touched:
+                self.p[t, h] = price(self.rho[t, h], self._cap[h])
+
+
+class PDORSNoColocation(PDORS):
+    """Ablation "PD-ORS without co-location" (ours): :class:`PDORS` with ``colocation=False``."""
+
+    name: ClassVar[str] = "pdors_nocoloc"
+
+    def __init__(self, prices: PdorsPrices | None = None, levels: int = 100, unit: str | int = "levels",
+                 delta: float = 0.1, trials: int = 10, g_delta: str = "31R", colocation: bool = False,
+                 mu: float | None = None, max_units: int = 20000):
+        super().__init__(prices, levels, unit, delta, trials, g_delta, colocation, mu, max_units)
+
+
+def _positive_int(value, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{what} must be an integer >= 1, got {value!r}")
+    return int(value)
