@@ -238,8 +238,10 @@ class SlotTheta:
 
 
 @dataclass
-class _Job:
-    """Per-job constants of one search."""
+class PdorsJob:
+    """Per-job constants of one search (:meth:`PDORS.job`): the spec and model, DP unit ``q``
+    (samples), number of units, demand vectors :math:`\alpha_i^r, \beta_i^r`, and ``v_max``, the
+    most units one slot can hold under (4) with the internal (faster) bandwidth."""
 
     spec: JobSpec
     model: PdorsModel
@@ -263,7 +265,7 @@ def quantum(model: PdorsModel, unit: str | int = "levels", levels: int = 100) ->
     return float(q), int(math.ceil(V / q - _EPS))
 
 
-def internal_counts(v: np.ndarray, job: _Job) -> tuple[np.ndarray, np.ndarray]:
+def internal_counts(v: np.ndarray, job: PdorsJob) -> tuple[np.ndarray, np.ndarray]:
     """Step 3 for ``v`` units: ``D = ceil(v q t_int)`` workers needed, ``s = ceil(D/gamma)`` PS,
     ``w = gamma s`` workers (gamma is an integer in the paper's setting; otherwise ``w = D``)."""
     m = job.model
@@ -274,7 +276,7 @@ def internal_counts(v: np.ndarray, job: _Job) -> tuple[np.ndarray, np.ndarray]:
     return w, s
 
 
-def external_demand(v: np.ndarray, job: _Job) -> np.ndarray:
+def external_demand(v: np.ndarray, job: PdorsJob) -> np.ndarray:
     """RHS of (26) for ``v`` units: ``v q (tau + 2 g gamma / (b_e F))`` workers (real)."""
     return np.asarray(v, dtype=float) * job.q * sample_time(job.model, False)
 
@@ -284,12 +286,12 @@ class SlotSolver:
 
     Parameters
     ----------
-    job : _Job
+    job : PdorsJob
     price, free : numpy.ndarray
         Prices :math:`p_h^r[t]` and residual capacities :math:`\\hat C_h^r[t]`, shape (H, R).
     """
 
-    def __init__(self, job: _Job, price: np.ndarray, free: np.ndarray) -> None:
+    def __init__(self, job: PdorsJob, price: np.ndarray, free: np.ndarray) -> None:
         self.job = job
         self.free = free
         self.pw = price @ job.wd  # p_h^w[t] of (23)
@@ -528,7 +530,7 @@ class PDORS(BasePolicy):
         self._init_horizon(int(T))
         return self
 
-    def job(self, spec: JobSpec) -> _Job:
+    def job(self, spec: JobSpec) -> PdorsJob:
         """Per-job constants (quantum, demands); raises on a too fine quantisation."""
         m = _job_model(spec)
         q, n = quantum(m, self.unit, self.levels)
@@ -539,9 +541,9 @@ class PDORS(BasePolicy):
             )
         c = self.cluster
         v_max = int(math.floor(m.batch / (q * sample_time(m, True)) + _EPS))
-        return _Job(spec, m, q, n, c.vector(spec.worker_demand), c.vector(spec.ps_demand), v_max)
+        return PdorsJob(spec, m, q, n, c.vector(spec.worker_demand), c.vector(spec.ps_demand), v_max)
 
-    def slot_theta(self, job: _Job, t: int) -> SlotTheta:
+    def slot_theta(self, job: PdorsJob, t: int) -> SlotTheta:
         r""":math:`\theta(t, v)` for ``v = 0..v_max`` (Algorithm 4) against the current state."""
         solver = SlotSolver(job, self.p[t], self._cap - self.rho[t])
         top = min(job.v_max, job.units)
