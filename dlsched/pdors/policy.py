@@ -225,7 +225,8 @@ def round_solution(values: np.ndarray, rng: np.random.Generator, trials: int) ->
 class SlotTheta:
     r""":math:`\theta(t, v)` of one slot for ``v = 0..len(cost) - 1`` units, with the placement of
     each (None where infeasible), the branch (``"internal"``/``"external"``), the LP optimum of the
-    external case and the cost of each branch."""
+    external case and the cost of each branch (inf: infeasible; NaN: not evaluated because the
+    internal branch already wins, see :meth:`PDORS.slot_theta`)."""
 
     cost: np.ndarray
     placements: list
@@ -338,30 +339,34 @@ class SlotSolver:
         cost = np.full(n, INF)
         if n == 0:
             return cost, wbar, sbar, 0, 0.0
-        rows, group_of = self._groups()
-        G = len(rows)
+        grp, group_of = self._groups()
+        G = len(grp)
         k = np.bincount(group_of, minlength=G).astype(float)
-        pw, ps, free = rows[:, 0], rows[:, 1], rows[:, 2:]
-        pos = (job.wd > 0) | (job.pd > 0)
-        # one block: x = [w_1..w_G, s_1..s_G]
-        blocks = []
-        for r in np.flatnonzero(pos):
-            blocks.append(sp.hstack([sp.diags(np.full(G, job.wd[r])), sp.diags(np.full(G, job.pd[r]))]))
-        ones, zeros = np.ones((1, G)), np.zeros((1, G))
-        coupling = sp.csr_matrix(np.vstack([
-            np.hstack([ones, zeros]),  # (25) sum w <= F
-            np.hstack([-ones, zeros]),  # (26) sum w >= D_w
-            np.hstack([ones / job.model.ratio, -ones]),  # (26') sum s >= sum w / gamma
-        ]))
-        A1 = sp.vstack(blocks + [coupling]).tocsr()
-        cap = (k[:, None] * free)[:, pos].T.ravel()  # resource-major, like the blocks
+        pw, ps, free = grp[:, 0], grp[:, 1], grp[:, 2:]
+        pos = np.flatnonzero((job.wd > 0) | (job.pd > 0))
+        # one block, x = [w_1..w_G, s_1..s_G]: rows (24) per (resource, group), then (25), (26), (26')
+        g = np.arange(G)
+        pr = np.repeat(np.arange(len(pos)), G) * G + np.tile(g, len(pos))
+        nr = len(pos) * G
+        rows = np.concatenate([pr, pr, np.full(G, nr), np.full(G, nr + 1), np.full(G, nr + 2),
+                               np.full(G, nr + 2)])
+        cols = np.concatenate([np.tile(g, len(pos)), np.tile(g + G, len(pos)), g, g, g, g + G])
+        vals = np.concatenate([np.repeat(job.wd[pos], G), np.repeat(job.pd[pos], G), np.ones(G),
+                               -np.ones(G), np.full(G, 1.0 / job.model.ratio), -np.ones(G)])
+        keep = vals != 0
+        rows, cols, vals = rows[keep], cols[keep], vals[keep]
+        n_rows = nr + 3
+        cap = (k[:, None] * free)[:, pos].T.ravel()  # resource-major, like the rows
         c1 = np.concatenate([pw, ps])
         solves, seconds = 0, 0.0
 
         def solve(levels: np.ndarray, c_block: np.ndarray):
             nonlocal solves, seconds
             m = len(levels)
-            A = sp.kron(sp.identity(m, format="csr"), A1, format="csr")
+            off = np.arange(m)
+            A = sp.csr_matrix((np.tile(vals, m), (np.add.outer(off * n_rows, rows).ravel(),
+                                                   np.add.outer(off * 2 * G, cols).ravel())),
+                              shape=(m * n_rows, m * 2 * G))
             b = np.concatenate([np.concatenate([cap, [job.model.batch, -d, 0.0]]) for d in demands[levels]])
             start = time.perf_counter()
             res = linprog(np.tile(c_block, m), A_ub=A, b_ub=b, bounds=(0, None), method="highs")
@@ -385,14 +390,52 @@ class SlotSolver:
         sbar[idx] = x[:, G:][:, group_of] * per
         return cost, wbar, sbar, solves, seconds
 
-    def feasible(self, w: np.ndarray, s: np.ndarray, demand: float, idx: np.ndarray) -> np.ndarray:
-        """Step 11 feasibility of integer samples ``w``, ``s`` of shape (n, len(idx)) on the machines
-        ``idx``: (24) capacities, (25) ``sum w <= F``, (26) ``sum w >= D_w``, (26') and ``sum w >= 1``."""
+    def feasible(self, w: np.ndarray, s: np.ndarray, demand, idx: np.ndarray) -> np.ndarray:
+        """Step 11 feasibility of integer samples ``w``, ``s`` (shape (..., len(idx))) on the machines
+        ``idx``: (24) capacities, (25) ``sum w <= F``, (26) ``sum w >= D_w`` (``demand`` broadcasts
+        against the leading axes), (26') ``sum s >= sum w / gamma`` and ``sum w >= 1``."""
         job = self.job
         W, S = w.sum(axis=-1), s.sum(axis=-1)
-        use = w[..., None] * job.wd + s[..., None] * job.pd
-        ok = np.all(use <= self.free[idx] + _EPS, axis=(-2, -1))
-        return ok & (W <= job.model.batch) & (W >= demand - 1e-7) & (W >= 1) & (S * job.model.ratio >= W - _EPS)
+        ok = (W <= job.model.batch) & (W >= np.asarray(demand) - 1e-7) & (W >= 1)
+        ok &= S * job.model.ratio >= W - _EPS
+        free = self.free[idx]
+        for r in np.flatnonzero((job.wd > 0) | (job.pd > 0)):  # (24), one resource at a time
+            ok &= np.all(w * job.wd[r] + s * job.pd[r] <= free[:, r] + _EPS, axis=-1)
+        return ok
+
+    def rounded(self, wbar: np.ndarray, sbar: np.ndarray, demands: np.ndarray, scale: np.ndarray,
+                rng: np.random.Generator, trials: int, rounds: int = 10):
+        """Steps 9-11 for several levels at once: scale the LP solutions (rows) by ``scale``
+        (:math:`G_\delta` per level), draw ``trials`` roundings (27)-(28) per level, and keep the
+        cheapest feasible one; a level with no feasible sample draws ``trials`` more, at most
+        ``rounds`` times (the spec's hard cap of 10 S).
+
+        Returns the cost per level (inf: no feasible sample), the chosen integer ``w`` and ``s``
+        (levels x len(nz)) and ``nz``, the machines with a positive fractional value.
+        """
+        n = len(wbar)
+        nz = np.flatnonzero(((wbar > _EPS) | (sbar > _EPS)).any(axis=0))
+        wv, sv = wbar[:, nz] * scale[:, None], sbar[:, nz] * scale[:, None]
+        cost = np.full(n, INF)
+        w_out = np.zeros((n, len(nz)), dtype=np.int64)
+        s_out = np.zeros((n, len(nz)), dtype=np.int64)
+        todo = np.arange(n)
+        pw, ps = self.pw[nz], self.ps[nz]
+        for _ in range(rounds):
+            if len(todo) == 0:
+                break
+            w = np.swapaxes(round_solution(wv[todo], rng, trials), 0, 1)  # (levels, trials, nz)
+            s = np.swapaxes(round_solution(sv[todo], rng, trials), 0, 1)
+            ok = self.feasible(w, s, demands[todo][:, None], nz)
+            c = np.where(ok, w @ pw + s @ ps, INF)
+            pick = np.argmin(c, axis=1)
+            found = ok.any(axis=1)
+            rows = todo[found]
+            cost[rows] = c[found, pick[found]]
+            w_out[rows] = w[found, pick[found]]
+            s_out[rows] = s[found, pick[found]]
+            todo = todo[~found]
+        return cost, w_out, s_out, nz
 
 
 @dataclass(frozen=True)
@@ -543,8 +586,16 @@ class PDORS(BasePolicy):
         v_max = int(math.floor(m.batch / (q * sample_time(m, True)) + _EPS))
         return PdorsJob(spec, m, q, n, c.vector(spec.worker_demand), c.vector(spec.ps_demand), v_max)
 
-    def slot_theta(self, job: PdorsJob, t: int) -> SlotTheta:
-        r""":math:`\theta(t, v)` for ``v = 0..v_max`` (Algorithm 4) against the current state."""
+    def slot_theta(self, job: PdorsJob, t: int, skip_dominated: bool = True) -> SlotTheta:
+        r""":math:`\theta(t, v)` for ``v = 0..v_max`` (Algorithm 4) against the current state.
+
+        With ``skip_dominated`` (the default, used by :meth:`search`) the external case is not
+        evaluated for levels where it cannot win step 12: where the internal cost is at most a
+        lower bound of the LP (capacities relaxed), the LP is not solved, and where it is at most
+        the LP optimum, nothing is rounded (a feasible rounded sample is an LP point, so it costs
+        at least LP*). ``theta`` is the same; those levels' ``external`` (and skipped ``lp``)
+        entries are NaN. ``False`` evaluates both branches everywhere (checks).
+        """
         solver = SlotSolver(job, self.p[t], self._cap - self.rho[t])
         top = min(job.v_max, job.units)
         v = np.arange(top + 1)
@@ -555,40 +606,41 @@ class PDORS(BasePolicy):
             c_int[0] = 0.0
         dw = external_demand(v, job)
         ext_ok = (v > 0) & (dw <= job.model.batch + _EPS)
-        lvl = np.flatnonzero(ext_ok)
-        lp_cost, wbar, sbar, solves, secs = solver.lp(dw[lvl])
         c_ext = np.full(top + 1, INF)
         c_lp = np.full(top + 1, INF)
+        if skip_dominated:
+            # every feasible rounded sample is an LP point, so external >= LP* >= this bound; where
+            # the internal cost is already no larger, step 12 picks internal whatever the LP says
+            bound = dw * float(solver.pw.min()) + dw / job.model.ratio * float(solver.ps.min())
+            skipped = ext_ok & (c_int <= bound)
+            ext_ok &= ~skipped
+            c_ext[skipped] = c_lp[skipped] = np.nan
+        lvl = np.flatnonzero(ext_ok)
+        lp_cost, wbar, sbar, solves, secs = solver.lp(dw[lvl])
         c_lp[lvl] = lp_cost
         ext_place: dict[int, Placement] = {}
-        for i, lv in enumerate(lvl):
-            if not math.isfinite(lp_cost[i]):
-                continue
-            scale = float(g_delta(dw[lv], self.delta, job.model.ratio, self.g_delta))
-            nz = np.flatnonzero((wbar[i] > _EPS) | (sbar[i] > _EPS))
-            best, best_cost = None, INF
-            for _ in range(10):  # step 11: S samples, up to 10 S while none is feasible
-                w = round_solution(wbar[i, nz] * scale, self.rng, self.trials)
-                s = round_solution(sbar[i, nz] * scale, self.rng, self.trials)
-                ok = solver.feasible(w, s, dw[lv], nz)
-                if ok.any():
-                    costs = np.where(ok, w @ solver.pw[nz] + s @ solver.ps[nz], INF)
-                    b = int(np.argmin(costs))
-                    best, best_cost = (w[b], s[b]), float(costs[b])
-                    break
-            if best is not None:
-                c_ext[lv] = best_cost
-                srv = self._srv[nz]
-                ext_place[lv] = Placement.of(
-                    [(int(a), int(x)) for a, x in zip(srv, best[0], strict=True) if x],
-                    [(int(a), int(x)) for a, x in zip(srv, best[1], strict=True) if x],
-                )
-        cost = np.minimum(c_int, c_ext)
+        ok_lp = np.isfinite(lp_cost)
+        if skip_dominated:
+            ok_lp &= lp_cost < c_int[lvl]
+            c_ext[lvl[np.isfinite(lp_cost) & ~ok_lp]] = np.nan
+        if ok_lp.any():
+            scale = g_delta(dw[lvl[ok_lp]], self.delta, job.model.ratio, self.g_delta)
+            r_cost, r_w, r_s, nz = solver.rounded(wbar[ok_lp], sbar[ok_lp], dw[lvl[ok_lp]], scale,
+                                                  self.rng, self.trials)
+            srv = self._srv[nz]
+            for i, lv in enumerate(lvl[ok_lp]):
+                if math.isfinite(r_cost[i]):
+                    c_ext[lv] = r_cost[i]
+                    ext_place[lv] = Placement.of(
+                        [(int(h), int(x)) for h, x in zip(srv, r_w[i], strict=True) if x],
+                        [(int(h), int(x)) for h, x in zip(srv, r_s[i], strict=True) if x],
+                    )
+        cost = np.fmin(c_int, c_ext)
         placements, branch = [None] * (top + 1), [None] * (top + 1)
         placements[0], branch[0] = Placement(), "none"
         w_int, s_int = internal_counts(v, job)
         for lv in range(1, top + 1):
-            if math.isfinite(c_int[lv]) and c_int[lv] <= c_ext[lv]:  # step 12, ties: internal
+            if math.isfinite(c_int[lv]) and not c_int[lv] > c_ext[lv]:  # step 12, ties: internal
                 h = int(self._srv[h_int[lv]])
                 placements[lv] = Placement.of({h: int(w_int[lv])}, {h: int(s_int[lv])})
                 branch[lv] = "internal"
