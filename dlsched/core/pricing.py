@@ -21,6 +21,21 @@ from dataclasses import dataclass
 import numpy as np
 
 
+def log_bounds(log_lower, log_upper, what: str) -> tuple[float, np.ndarray]:
+    r"""Validate price bounds given as logs: :math:`\ln L` finite, :math:`\ln U^r` finite and
+    :math:`\ge \ln L` (to 1e-9). Returns ``(ln L, ln U)`` with ``ln U`` floored at ``ln L`` and
+    read-only. ``what`` names the owner in error messages (e.g. ``"PdorsPrices"``)."""
+    low = float(log_lower)
+    if not math.isfinite(low):
+        raise ValueError(f"{what}: ln L must be finite, got {log_lower!r}")
+    up = np.asarray(log_upper, dtype=float)
+    if not np.all(np.isfinite(up)) or np.any(up < low - 1e-9):
+        raise ValueError(f"{what}: ln U must be finite and >= ln L={low:g}, got {up}")
+    up = np.maximum(up, low)
+    up.setflags(write=False)
+    return low, up
+
+
 @dataclass(frozen=True)
 class ExponentialPrice:
     r""":math:`P(g) = L (U/L)^{g/c}` with ``L <= U`` (OASiS (22), PD-ORS (12)), held in logs.

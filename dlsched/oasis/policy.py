@@ -41,7 +41,7 @@ import numpy as np
 from dlsched.core.cluster import Cluster
 from dlsched.core.jobs import JobSpec, OasisModel, Workload
 from dlsched.core.policy import BasePolicy, ClusterView
-from dlsched.core.pricing import ExponentialPrice
+from dlsched.core.pricing import ExponentialPrice, log_bounds
 from dlsched.core.schedule import Decision, Placement
 
 _EPS = 1e-9
@@ -78,18 +78,11 @@ class PriceParameters:
             if not math.isfinite(v) or v <= 0:
                 raise ValueError(f"PriceParameters.{name} must be finite and > 0, got {v!r}")
             object.__setattr__(self, name, v)
-        for name in ("log_l1", "log_l2"):
-            v = float(getattr(self, name))
-            if not math.isfinite(v):
-                raise ValueError(f"PriceParameters.{name} must be finite, got {v!r}")
-            object.__setattr__(self, name, v)
-        for name, low in (("log_u1", self.log_l1), ("log_u2", self.log_l2)):
-            u = np.asarray(getattr(self, name), dtype=float)
-            if not np.all(np.isfinite(u)) or np.any(u < low - 1e-9):
-                raise ValueError(f"PriceParameters.{name} must be finite and >= ln L={low:g}, got {u}")
-            u = np.maximum(u, low)
-            u.setflags(write=False)
-            object.__setattr__(self, name, u)
+        for k in ("1", "2"):
+            low, up = log_bounds(getattr(self, "log_l" + k), getattr(self, "log_u" + k),
+                                 f"PriceParameters (log_l{k}, log_u{k})")
+            object.__setattr__(self, "log_l" + k, low)
+            object.__setattr__(self, "log_u" + k, up)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, PriceParameters):

@@ -63,7 +63,7 @@ from scipy.optimize import linprog
 from dlsched.core.cluster import Cluster
 from dlsched.core.jobs import JobSpec, PdorsModel, Workload
 from dlsched.core.policy import BasePolicy, ClusterView
-from dlsched.core.pricing import ExponentialPrice
+from dlsched.core.pricing import ExponentialPrice, log_bounds
 from dlsched.core.schedule import Decision, Placement
 
 _EPS = 1e-9
@@ -91,16 +91,9 @@ class PdorsPrices:
         if not math.isfinite(mu) or mu <= 0:
             raise ValueError(f"PdorsPrices.mu must be finite and > 0, got {self.mu!r}")
         object.__setattr__(self, "mu", mu)
-        low = float(self.log_l)
-        if not math.isfinite(low):
-            raise ValueError(f"PdorsPrices.log_l must be finite, got {self.log_l!r}")
+        low, up = log_bounds(self.log_l, self.log_u, "PdorsPrices (log_l, log_u)")
         object.__setattr__(self, "log_l", low)
-        u = np.asarray(self.log_u, dtype=float)
-        if not np.all(np.isfinite(u)) or np.any(u < low - 1e-9):
-            raise ValueError(f"PdorsPrices.log_u must be finite and >= ln L={low:g}, got {u}")
-        u = np.maximum(u, low)
-        u.setflags(write=False)
-        object.__setattr__(self, "log_u", u)
+        object.__setattr__(self, "log_u", up)
 
     @property
     def price(self) -> ExponentialPrice:
