@@ -398,7 +398,7 @@ class SlotSolver:
 
     def rounded(self, wbar: np.ndarray, sbar: np.ndarray, demands: np.ndarray, scale: np.ndarray,
                 rng: np.random.Generator, trials: int, rounds: int = 10):
-        """Steps 9-11 for several levels at once: scale the LP solutions (rows) by ``scale``
+        r"""Steps 9-11 for several levels at once: scale the LP solutions (rows) by ``scale``
         (:math:`G_\delta` per level), draw ``trials`` roundings (27)-(28) per level, and keep the
         cheapest feasible one; a level with no feasible sample draws ``trials`` more, at most
         ``rounds`` times (the spec's hard cap of 10 S).
