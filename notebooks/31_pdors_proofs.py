@@ -281,10 +281,11 @@ print(table.astype({"admissions": int, "violations": int}).round(2))
 
 # %%
 grid = (experiments.param_grid({"family": "synthetic", "sizes": ratio_synthetic_sizes, "time_limit": milp_time_limit},
-                               seed=ratio_seeds)
+                               workers=["ratio"], seed=ratio_seeds)
         + experiments.param_grid({"family": "pdors", "sizes": ratio_pdors_sizes, "time_limit": milp_time_limit},
-                                 seed=ratio_seeds))
+                                 workers=["ratio", "demand"], seed=ratio_seeds))
 ratios = experiments.sweep(checks.ratio_run, grid, cache_dir=cache_dir, scheduler=scheduler)
+ratios["family"] = ratios["family"].where(ratios["workers"].ne("demand"), ratios["family"] + ", w = D")
 ratio_ok = checks.ratio_claim(ratios)
 print(ratio_ok.summary())
 assert ratio_ok.holds, ratio_ok.summary()
@@ -296,7 +297,7 @@ print(checks.ratio_summary(ratios).T.to_string(float_format=lambda v: f"{v:.3g}"
 
 # %%
 plot = checks.ratio_ranks(ratios)
-fig, axes = plotting.subplots(1, 2, figsize=(12, 4.2), sharey=True)
+fig, axes = plotting.subplots(1, 3, figsize=(15, 4.2), sharey=True)
 for ax, (fam, part) in zip(axes, plot.groupby("family", sort=False), strict=True):
     ax.plot(part["rank"], part["two_alpha_rho"], color="C3", label=r"$2\alpha\rho$: our derivation, not the paper's")
     ax.scatter(part["rank"], part["shown"].where(~part["infinite"]), color="C0", label="OPT / PD-ORS")

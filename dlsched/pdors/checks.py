@@ -1132,7 +1132,9 @@ def ratio_run(params) -> pd.DataFrame:
     ----------
     params : Mapping
         ``family`` (default ``"synthetic"``), ``seed`` (default 0), ``sizes`` (dict for
-        :func:`instance`), ``time_limit`` (default 60), ``levels`` (default 100).
+        :func:`instance`), ``time_limit`` (default 60), ``levels`` (default 100), ``workers``
+        (default ``"ratio"``) and ``headroom`` (default False), PD-ORS's integer readings
+        (:class:`~dlsched.pdors.policy.PDORS`).
 
     Returns
     -------
@@ -1143,7 +1145,8 @@ def ratio_run(params) -> pd.DataFrame:
     family, seed = params.get("family", "synthetic"), int(params.get("seed", 0))
     wl = instance(seed, family=family, **dict(params.get("sizes", {})))
     limit, levels = float(params.get("time_limit", 60.0)), int(params.get("levels", 100))
-    return pd.DataFrame([ratio_point(wl, time_limit=limit, levels=levels)])
+    readings = {"workers": params.get("workers", "ratio"), "headroom": params.get("headroom", False)}
+    return pd.DataFrame([ratio_point(wl, time_limit=limit, levels=levels, **readings)])
 
 
 def ratio_summary(frame: pd.DataFrame) -> pd.DataFrame:

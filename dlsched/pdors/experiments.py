@@ -70,6 +70,8 @@ __all__ = [
     "mean_utility",
     "missed_jobs",
     "paper_table",
+    "READINGS",
+    "readings_table",
     "run_totals",
     "scorecard",
     "training_time_figure",
@@ -117,6 +119,17 @@ JOB_COLUMNS: tuple[str, ...] = (
     "run_slots", "internal_slots", "machines",
 )  # fmt: skip
 """Columns of :func:`job_run`'s table (see its Returns section)."""
+
+READINGS: Mapping[str, Mapping[str, object]] = MappingProxyType(
+    {
+        "spec (default)": MappingProxyType({}),
+        "LP headroom": MappingProxyType({"headroom": True}),
+        "w = D": MappingProxyType({"workers": "demand"}),
+        "w = D + headroom": MappingProxyType({"workers": "demand", "headroom": True}),
+    }
+)
+"""The two integer/rounding readings of Algorithm 4 that are ours (:class:`~dlsched.pdors.policy.PDORS`
+parameters ``workers`` and ``headroom``), as ``policy_params`` of :func:`job_run`."""
 
 RUN_KEYS: tuple[str, ...] = ("policy", "n_jobs", "n_machines", "T", "seed")
 """Columns that identify one run in a sweep's output (those present are used)."""
@@ -329,6 +342,41 @@ def run_totals(jobs: pd.DataFrame, by: str | Sequence[str] | None = None) -> pd.
         agg[c] = agg[c].astype("int64")
     agg["internal_share"] = (agg.pop("internal") / agg["run_slots"]).where(agg["run_slots"] > 0)
     return agg.reset_index()
+
+
+def readings_table(runs: Mapping[str, pd.DataFrame], reference: str = "spec (default)") -> pd.DataFrame:
+    """Per reading of :data:`READINGS` (or any labelled runs): mean over seeds of total utility,
+    admitted, finished and rejected jobs, and the mean total utility relative to ``reference``.
+
+    Parameters
+    ----------
+    runs : Mapping[str, pandas.DataFrame]
+        Label -> rows of :func:`job_run` from a sweep over seeds (one scheme, one size each).
+    reference : str
+        The label the ``vs_reference`` column divides by.
+
+    Raises
+    ------
+    ValueError
+        If ``reference`` is not a label of ``runs``, or a frame lacks a column.
+    """
+    if reference not in runs:
+        raise ValueError(f"readings_table: reference {reference!r} is not one of {list(runs)}")
+    rows = []
+    for label, jobs in runs.items():
+        tot = run_totals(jobs)
+        rows.append({
+            "reading": label,
+            "seeds": len(tot),
+            "total_utility": float(tot["total_utility"].mean()),
+            "admitted": float(tot["admitted"].mean()),
+            "finished": float(tot["finished"].mean()),
+            "rejected": float((tot["jobs"] - tot["admitted"]).mean()),
+        })
+    out = pd.DataFrame(rows)
+    ref = float(out.loc[out["reading"] == reference, "total_utility"].iloc[0])
+    out["vs_reference"] = out["total_utility"] / ref if ref > 0 else math.nan
+    return out
 
 
 def mean_utility(totals: pd.DataFrame, x: str) -> pd.DataFrame:

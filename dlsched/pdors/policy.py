@@ -21,7 +21,8 @@ Algorithm 4 (steps 1-12), :math:`\theta(t, v)` for ``v`` units in slot ``t``:
 
 * internal (steps 2-7, Fact 1: every worker and PS on one machine, bandwidth :math:`b^{(i)}`):
   :math:`D = \lceil vq(\tau_i + 2g_i\gamma_i/(b^{(i)}F_i))\rceil` workers, ``s = ceil(D/gamma)``
-  PS and ``w = gamma * s`` workers (integer rounding is ours, spec [N]); machines sorted by
+  PS and ``w = gamma * s`` workers (integer rounding is ours, spec [N]; ``workers="demand"``:
+  ``w = D``); machines sorted by
   :math:`\sum_r p_h^r[t](\alpha_i^r\gamma_i + \beta_i^r)` (stable: ties by index); the first one
   where (4) ``w <= F`` and (24) hold;
 * external (steps 8-11, bandwidth :math:`b^{(e)}`): the LP relaxation of (23)-(26) plus the
@@ -72,6 +73,8 @@ G_DELTA_VARIANTS: tuple[str, ...] = ("31R", "32R")
 """Valid ``g_delta`` values: the reconstructed scaling factors (31R) and (32R) of the spec."""
 UNITS: tuple[str, ...] = ("levels", "iteration")
 """Valid string values of ``unit`` (an int gives the samples per unit directly)."""
+WORKER_READINGS: tuple[str, ...] = ("ratio", "demand")
+"""Valid ``workers`` values: integer readings of step 3's worker count (:func:`internal_counts`)."""
 
 
 # ------------------------------------------------------------------------------ price function
@@ -244,6 +247,7 @@ class PdorsJob:
     wd: np.ndarray  # alpha^r
     pd: np.ndarray  # beta^r
     v_max: int  # most units a slot can hold under (4) with the internal (faster) bandwidth
+    workers: str = "ratio"  # integer reading of step 3 (internal_counts)
 
 
 def quantum(model: PdorsModel, unit: str | int = "levels", levels: int = 100) -> tuple[float, int]:
@@ -260,14 +264,22 @@ def quantum(model: PdorsModel, unit: str | int = "levels", levels: int = 100) ->
 
 
 def internal_counts(v: np.ndarray, job: PdorsJob) -> tuple[np.ndarray, np.ndarray]:
-    """Step 3 for ``v`` units: ``D = ceil(v q t_int)`` workers needed, ``s = ceil(D/gamma)`` PS,
-    ``w = gamma s`` workers (gamma is an integer in the paper's setting; otherwise ``w = D``)."""
+    """Step 3 for ``v`` units: ``D = ceil(v q t_int)`` workers needed and ``s = ceil(D/gamma)`` PS;
+    the worker count is an integer reading (spec section 5 [N], the paper's step 3 has the real
+    ``s = D/gamma``), chosen by ``job.workers``:
+
+    * ``"ratio"`` (the spec's executable reading, default): ``w = gamma * s`` workers, exactly the
+      ratio gamma (up to ``gamma - 1`` workers more than ``D``); for a non-integer gamma ``w = D``;
+    * ``"demand"`` (ours): ``w = D`` workers, the fewest that train ``v`` units in the slot;
+      ``s >= w/gamma`` still holds.
+    """
     m = job.model
     D = np.ceil(np.asarray(v) * job.q * sample_time(m, True) - _EPS).astype(np.int64)
     g = m.ratio
     s = np.ceil(D / g - _EPS).astype(np.int64)
-    w = (s * int(g)).astype(np.int64) if float(g).is_integer() else D
-    return w, s
+    if job.workers == "ratio" and float(g).is_integer():
+        return (s * int(g)).astype(np.int64), s
+    return D, s
 
 
 def external_demand(v: np.ndarray, job: PdorsJob) -> np.ndarray:
@@ -318,8 +330,13 @@ class SlotSolver:
         rank[order] = np.arange(len(order))
         return uniq[order], rank[inv]
 
-    def lp(self, demands: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, float]:
+    def lp(self, demands: np.ndarray, shrink: np.ndarray | None = None
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, float]:
         """LP relaxation of (23)-(26) + (26') for each RHS ``D_w`` in ``demands``.
+
+        ``shrink`` (one factor >= 1 per level, optional) divides the packing right-hand sides
+        (24) and (25) of that level: the ``headroom`` reading of :class:`PDORS` (ours), under
+        which the solution scaled by :math:`G_\delta` fits the true capacities in expectation.
 
         Returns per-level optimal costs (inf where infeasible), per-machine fractional ``w̄``
         and ``s̄`` of shape (len(demands), H), the number of HiGHS solves and their seconds.
@@ -351,6 +368,7 @@ class SlotSolver:
         n_rows = nr + 3
         cap = (k[:, None] * free)[:, pos].T.ravel()  # resource-major, like the rows
         c1 = np.concatenate([pw, ps])
+        shrink = np.ones(n) if shrink is None else np.asarray(shrink, dtype=float)
         solves, seconds = 0, 0.0
 
         def solve(levels: np.ndarray, c_block: np.ndarray):
@@ -360,7 +378,8 @@ class SlotSolver:
             A = sp.csr_matrix((np.tile(vals, m), (np.add.outer(off * n_rows, rows).ravel(),
                                                    np.add.outer(off * 2 * G, cols).ravel())),
                               shape=(m * n_rows, m * 2 * G))
-            b = np.concatenate([np.concatenate([cap, [job.model.batch, -d, 0.0]]) for d in demands[levels]])
+            b = np.concatenate([np.concatenate([cap / f, [job.model.batch / f, -d, 0.0]])
+                                for d, f in zip(demands[levels], shrink[levels], strict=True)])
             start = time.perf_counter()
             res = linprog(np.tile(c_block, m), A_ub=A, b_ub=b, bounds=(0, None), method="highs")
             seconds += time.perf_counter() - start
@@ -371,8 +390,8 @@ class SlotSolver:
         res = solve(idx, c1)
         if res.status == 2:  # some level infeasible: find the largest feasible sum w first
             mx = solve(np.array([0]), np.concatenate([-np.ones(G), np.zeros(G)]))
-            top = -mx.fun if mx.status == 0 else 0.0
-            idx = idx[demands <= top * (1 + 1e-9) + 1e-9]
+            top = (-mx.fun if mx.status == 0 else 0.0) * shrink[0]  # the polytope scales by 1/shrink
+            idx = idx[demands <= top / shrink * (1 + 1e-9) + 1e-9]
             res = solve(idx, c1) if len(idx) else None
         if res is None or res.status != 0:
             return cost, wbar, sbar, solves, seconds
@@ -479,6 +498,15 @@ class PDORS(BasePolicy):
         Override :math:`\mu` of (14) (default: the largest admissible :math:`1/\mu`).
     max_units : int, default 20000
         Refuse a job whose quantised workload has more units than this (a too fine ``unit``).
+    workers : {"ratio", "demand"}, default "ratio"
+        Integer reading of step 3's worker count in the internal branch (:func:`internal_counts`):
+        the spec's ``w = gamma * ceil(D/gamma)`` or our ``w = D``.
+    headroom : bool, default False
+        Our reading, not the paper's: solve step 8's LP with the packing constraints (24)-(25)
+        divided by :math:`G_\delta`, so that the scaled solution of step 9 fits the capacities
+        in expectation. With the literal ``False`` the LP fills the cheapest machines to
+        capacity, the scaled values overflow them, and step 11 often finds no feasible sample
+        (notebook ``32_pdors_figures`` measures both).
 
     Notes
     -----
@@ -501,6 +529,8 @@ class PDORS(BasePolicy):
         colocation: bool = True,
         mu: float | None = None,
         max_units: int = 20000,
+        workers: str = "ratio",
+        headroom: bool = False,
     ):
         if prices is not None and not isinstance(prices, PdorsPrices):
             raise TypeError(f"pdors.prices must be PdorsPrices, got {type(prices).__name__}")
@@ -528,6 +558,12 @@ class PDORS(BasePolicy):
             raise ValueError(f"pdors.mu must be None or a finite number > 0, got {mu!r}")
         self.mu = mu
         self.max_units = _positive_int(max_units, "pdors.max_units")
+        if workers not in WORKER_READINGS:
+            raise ValueError(f"pdors.workers must be one of {WORKER_READINGS}, got {workers!r}")
+        self.workers = workers
+        if not isinstance(headroom, bool):
+            raise ValueError(f"pdors.headroom must be a bool, got {headroom!r}")
+        self.headroom = headroom
 
     @classmethod
     def from_workload(cls, workload: Workload, **params) -> PDORS:
@@ -577,7 +613,8 @@ class PDORS(BasePolicy):
             )
         c = self.cluster
         v_max = int(math.floor(m.batch / (q * sample_time(m, True)) + _EPS))
-        return PdorsJob(spec, m, q, n, c.vector(spec.worker_demand), c.vector(spec.ps_demand), v_max)
+        return PdorsJob(spec, m, q, n, c.vector(spec.worker_demand), c.vector(spec.ps_demand), v_max,
+                        self.workers)
 
     def slot_theta(self, job: PdorsJob, t: int, skip_dominated: bool = True) -> SlotTheta:
         r""":math:`\theta(t, v)` for ``v = 0..v_max`` (Algorithm 4) against the current state.
@@ -609,15 +646,16 @@ class PDORS(BasePolicy):
             ext_ok &= ~skipped
             c_ext[skipped] = c_lp[skipped] = np.nan
         lvl = np.flatnonzero(ext_ok)
-        lp_cost, wbar, sbar, solves, secs = solver.lp(dw[lvl])
+        g_lvl = g_delta(np.where(dw[lvl] > 0, dw[lvl], 1.0), self.delta, job.model.ratio, self.g_delta)
+        lp_cost, wbar, sbar, solves, secs = solver.lp(dw[lvl], g_lvl if self.headroom else None)
         c_lp[lvl] = lp_cost
         ext_place: dict[int, Placement] = {}
         ok_lp = np.isfinite(lp_cost)
-        if skip_dominated:
+        if skip_dominated and not self.headroom:  # with headroom the LP bounds nothing: round all
             ok_lp &= lp_cost < c_int[lvl]
             c_ext[lvl[np.isfinite(lp_cost) & ~ok_lp]] = np.nan
         if ok_lp.any():
-            scale = g_delta(dw[lvl[ok_lp]], self.delta, job.model.ratio, self.g_delta)
+            scale = g_lvl[ok_lp]
             r_cost, r_w, r_s, nz = solver.rounded(wbar[ok_lp], sbar[ok_lp], dw[lvl[ok_lp]], scale,
                                                   self.rng, self.trials)
             srv = self._srv[nz]
@@ -772,8 +810,10 @@ class PDORSNoColocation(PDORS):
 
     def __init__(self, prices: PdorsPrices | None = None, levels: int = 100, unit: str | int = "levels",
                  delta: float = 0.1, trials: int = 10, g_delta: str = "31R", colocation: bool = False,
-                 mu: float | None = None, max_units: int = 20000):
-        super().__init__(prices, levels, unit, delta, trials, g_delta, colocation, mu, max_units)
+                 mu: float | None = None, max_units: int = 20000, workers: str = "ratio",
+                 headroom: bool = False):
+        super().__init__(prices, levels, unit, delta, trials, g_delta, colocation, mu, max_units, workers,
+                         headroom)
 
 
 def _positive_int(value, what: str) -> int:
