@@ -598,18 +598,15 @@ def external_detail(policy: PDORS, spec: JobSpec, slot: int, v: int) -> pd.DataF
     every machine the LP uses, the fractional workers and PSs (steps 8), the same scaled by
     :math:`G_\delta` (step 9), and the share of the machine's free capacity they take in the
     most used resource. Where ``share_scaled`` exceeds 1, every rounding (27)-(28) that rounds
-    that machine's values up or keeps them (they are at least :math:`\lfloor G_\deltaar w
-floor`)
+    that machine's values up or keeps them (they are at least :math:`\lfloor G_\delta\bar w\rfloor`)
     can break (24); a share above 1 after rounding *down* means no sample is feasible.
 
     Returns
     -------
     pandas.DataFrame
         One row per used machine: ``machine``, ``w_lp``, ``s_lp``, ``w_scaled``, ``s_scaled``,
-        ``share_lp``, ``share_scaled``, ``share_floor`` (with :math:`\lfloor G_\deltaar w
-floor`,
-        :math:`\lfloor G_\deltaar s
-floor`). Empty if the LP is infeasible.
+        ``share_lp``, ``share_scaled``, ``share_floor`` (with :math:`\lfloor G_\delta\bar w\rfloor`,
+        :math:`\lfloor G_\delta\bar s\rfloor`). Empty if the LP is infeasible.
     """
     job = policy.job(spec)
     cap = policy.cluster.capacity

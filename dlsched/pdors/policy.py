@@ -236,7 +236,7 @@ class SlotTheta:
 
 @dataclass
 class PdorsJob:
-    """Per-job constants of one search (:meth:`PDORS.job`): the spec and model, DP unit ``q``
+    r"""Per-job constants of one search (:meth:`PDORS.job`): the spec and model, DP unit ``q``
     (samples), number of units, demand vectors :math:`\alpha_i^r, \beta_i^r`, and ``v_max``, the
     most units one slot can hold under (4) with the internal (faster) bandwidth."""
 
@@ -332,7 +332,7 @@ class SlotSolver:
 
     def lp(self, demands: np.ndarray, shrink: np.ndarray | None = None
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, float]:
-        """LP relaxation of (23)-(26) + (26') for each RHS ``D_w`` in ``demands``.
+        r"""LP relaxation of (23)-(26) + (26') for each RHS ``D_w`` in ``demands``.
 
         ``shrink`` (one factor >= 1 per level, optional) divides the packing right-hand sides
         (24) and (25) of that level: the ``headroom`` reading of :class:`PDORS` (ours), under
@@ -371,14 +371,14 @@ class SlotSolver:
         shrink = np.ones(n) if shrink is None else np.asarray(shrink, dtype=float)
         solves, seconds = 0, 0.0
 
-        def solve(levels: np.ndarray, c_block: np.ndarray):
+        def solve(levels: np.ndarray, c_block: np.ndarray, cover: bool = True):
             nonlocal solves, seconds
             m = len(levels)
             off = np.arange(m)
             A = sp.csr_matrix((np.tile(vals, m), (np.add.outer(off * n_rows, rows).ravel(),
                                                    np.add.outer(off * 2 * G, cols).ravel())),
                               shape=(m * n_rows, m * 2 * G))
-            b = np.concatenate([np.concatenate([cap / f, [job.model.batch / f, -d, 0.0]])
+            b = np.concatenate([np.concatenate([cap / f, [job.model.batch / f, -d if cover else 0.0, 0.0]])
                                 for d, f in zip(demands[levels], shrink[levels], strict=True)])
             start = time.perf_counter()
             res = linprog(np.tile(c_block, m), A_ub=A, b_ub=b, bounds=(0, None), method="highs")
@@ -389,7 +389,8 @@ class SlotSolver:
         idx = np.arange(n)
         res = solve(idx, c1)
         if res.status == 2:  # some level infeasible: find the largest feasible sum w first
-            mx = solve(np.array([0]), np.concatenate([-np.ones(G), np.zeros(G)]))
+            # (26) dropped: the largest sum w the packing constraints allow, whatever level 0 asks
+            mx = solve(np.array([0]), np.concatenate([-np.ones(G), np.zeros(G)]), cover=False)
             top = (-mx.fun if mx.status == 0 else 0.0) * shrink[0]  # the polytope scales by 1/shrink
             idx = idx[demands <= top / shrink * (1 + 1e-9) + 1e-9]
             res = solve(idx, c1) if len(idx) else None
