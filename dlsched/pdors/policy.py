@@ -144,7 +144,8 @@ def external_worker_slots(model: PdorsModel) -> int:
     return max(1, math.ceil(model.total_work * sample_time(model, False) - _EPS))
 
 
-def price_parameters(workload: Workload, *, horizon: int | None = None, mu: float | None = None) -> PdorsPrices:
+def price_parameters(workload: Workload, *, horizon: int | None = None,
+                     mu: float | None = None) -> PdorsPrices:
     r"""The price parameters (13)-(14) of a workload (PD-ORS's "estimated from past experience").
 
     * (13) :math:`U^r = \max_i u_i(d_i^{min} - 1)/(\alpha_i^r + \beta_i^r)` over jobs demanding
@@ -578,7 +579,9 @@ class PDORS(BasePolicy):
             raise ValueError("PD-ORS needs price parameters: PDORS.from_workload(workload)")
         both = np.intersect1d(cluster.servers_for("worker"), cluster.servers_for("ps"))
         if len(both) == 0:
-            raise ValueError("PD-ORS needs machines that host workers and PS (one pool, e.g. Cluster.homogeneous)")
+            raise ValueError(
+                "PD-ORS needs machines that host workers and PS (one pool, e.g. Cluster.homogeneous)"
+            )
         if len(self.prices.log_u) != len(cluster.resources):
             raise ValueError(
                 f"pdors.prices has {len(self.prices.log_u)} resources, the cluster {len(cluster.resources)}"
@@ -782,8 +785,9 @@ class PDORS(BasePolicy):
                 "planned_completion": best.completion if best.completion is not None else math.nan,
                 "internal_slots": sum(b == "internal" for b in best.branches.values()),
             }
-        allocs = {j: plan[t] for j, plan in self.plans.items() if t in plan and (j in view.jobs or j in admit)}
-        future = [s for j, plan in self.plans.items() if j in view.jobs or j in admit for s in plan if s > t]
+        live = {j: plan for j, plan in self.plans.items() if j in view.jobs or j in admit}
+        allocs = {j: plan[t] for j, plan in live.items() if t in plan}
+        future = [s for plan in live.values() for s in plan if s > t]
         return Decision(allocs, admit=admit, reject=reject, wakeup=min(future) if future else None, info=info)
 
     def _commit(self, spec: JobSpec, best: PdorsSchedule) -> None:
