@@ -31,6 +31,9 @@ POLICIES: dict[str, str] = {
     "pdors": "dlsched.pdors.policy:PDORS",
     "pdors_nocoloc": "dlsched.pdors.policy:PDORSNoColocation",
     "oasis_split": "dlsched.pdors.baselines:OasisSplit",
+    "aonline": "dlsched.aonline.policy:AOnline",
+    "batchsche": "dlsched.aonline.baselines:BatchSche",
+    "preemptive": "dlsched.aonline.baselines:Preemptive",
 }
 """Policy name -> ``module:class``."""
 
@@ -43,6 +46,7 @@ WORKLOADS: dict[str, str] = {
     "oasis_testbed": "dlsched.oasis.model:testbed_workload",
     "optimus": "dlsched.optimus.workload:optimus_workload",
     "pdors": "dlsched.pdors.model:pdors_workload",
+    "aonline": "dlsched.aonline.model:aonline_workload",
 }
 """Workload name -> ``module:function(rng, **params)``."""
 

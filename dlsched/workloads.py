@@ -144,12 +144,11 @@ def synthetic(
                 )
             )
     elif model == "aonline":
-        edges = [
-            {"worker_slots": int(ri(2, 9)), "ps_slots": int(ri(1, 5))} for _ in range(max(1, n_servers - 1))
-        ]
+        # one worker type and one PS type (U = V = 1), named as in dlsched.aonline.model
+        edges = [{"w0": int(ri(2, 9)), "ps0": int(ri(1, 5))} for _ in range(max(1, n_servers - 1))]
         cluster = Cluster.edge_cloud(
             edges,
-            {"worker_slots": 64, "ps_slots": 32},
+            {"w0": 64, "ps0": 32},
             edge_delay=[float(ri(0, 3)) for _ in edges],
             cloud_delay=3.0,
         )
@@ -168,8 +167,8 @@ def synthetic(
                     j,
                     int(a),
                     m,
-                    {"worker_slots": 1},
-                    {"ps_slots": 1},
+                    {"w0": 1},
+                    {"ps0": 1},
                     requested_workers=int(ri(1, m.chunks + 1)),
                     transfer_delay=delay,
                     name="synthetic-aonline",

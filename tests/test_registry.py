@@ -56,6 +56,7 @@ def test_parameters_and_defaults():
         "n_workers": None,
         "n_ps": None,
         "backfill": False,
+        "placement": "round_robin",
     }
     assert registry.policy_parameters("drf") == {"max_workers": None, "placement": "round_robin"}
     assert registry.workload_parameters("synthetic") == {
@@ -69,6 +70,7 @@ def test_parameters_and_defaults():
         "n_workers": 2,
         "n_ps": None,
         "backfill": True,
+        "placement": "round_robin",
     }
 
 
@@ -97,7 +99,7 @@ def test_unknown_parameters_are_named():
     with pytest.raises(
         ValueError,
         match=r"unknown parameter\(s\) \['foo'\] for policy 'fifo'; known: "
-        r"\['backfill', 'n_ps', 'n_workers'\]",
+        r"\['backfill', 'n_ps', 'n_workers', 'placement'\]",
     ):
         registry.make_policy("fifo", foo=1)
     with pytest.raises(

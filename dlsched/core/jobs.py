@@ -234,6 +234,12 @@ class JobModel(abc.ABC):
         """Whether the allocation of a running job may change (A_online (2c)-(2d) say no)."""
         return True
 
+    @property
+    def preemptible(self) -> bool:
+        """Whether a started, unfinished job may be left without tasks for a while and resumed
+        later (A_online (2c)-(2d) say no: the allocation is fixed from start to completion)."""
+        return True
+
     def ps_for(self, workers: int) -> int:
         """PS count this model needs for ``workers`` workers (used by FIFO/DRF and friends)."""
         return 0
@@ -449,17 +455,28 @@ class AOnlineModel(JobModel):
 
     A worker trains :math:`p_j` mini-batches per slot, Eq. (1):
     :math:`p_j = 1/(n_j + H_j + 2k_j/B_j)`, or :math:`1/(n_j+H_j)` when all workers and the PS
-    are on one server (:math:`\xi_j=1`). The job needs :math:`E_jD_jM_j` mini-batches, (2e).
-    Constraints: (2a) at most :math:`D_j` workers, (2b) exactly one PS while running; the
-    allocation is fixed while the job runs, (2c)-(2d) (``elastic`` is False). The transfer delay
-    (2i) is a property of the job and server (see :attr:`JobSpec.transfer_delay`).
+    are on one server (:math:`\xi_j=1`, (2f); ``Placement.colocated``). The job needs
+    :math:`E_jD_jM_j` mini-batches, (2e). Constraints: (2a) at most :math:`D_j` workers, (2b)
+    exactly one PS while running; the allocation is fixed from start to completion, (2c)-(2d):
+    ``elastic`` and ``preemptible`` are False (the simulator and
+    :func:`~dlsched.core.schedule.check_timeline` enforce both). The transfer delay (2i) is a
+    property of the job and server (:attr:`JobSpec.transfer_delay`); the worker and PS types
+    :math:`u_j, v_j` are the resources the job's demands name (see :mod:`dlsched.aonline.model`).
 
     Parameters
     ----------
     epochs, chunks, minibatches : int
         :math:`E_j`, :math:`D_j`, :math:`M_j`.
     compute, update, comm : float
-        :math:`n_j`, :math:`H_j`, :math:`2k_j/B_j`, all in slots.
+        :math:`n_j`, :math:`H_j`, :math:`2k_j/B_j`, all in slots (the paper gives hours,
+        milliseconds, MB and Mbps: convert first, e.g. with
+        :func:`dlsched.aonline.model.aonline_job_model`).
+    weight : float, default 1
+        :math:`w_j > 0`, the job's weight in the (weighted) total completion time and the "1"
+        of the dual constraint (5a).
+    allow_preemption : bool, default False
+        True relaxes (2c)-(2d) to "no change while running" only: the job may be paused and
+        resumed (the Preemptive baseline's Tiresias-like jobs, Figs. 7-11).
     """
 
     epochs: int
@@ -468,13 +485,21 @@ class AOnlineModel(JobModel):
     compute: float
     update: float
     comm: float
+    weight: float = 1.0
+    allow_preemption: bool = False
     kind: ClassVar[str] = "aonline"
     work_unit: ClassVar[str] = "mini-batches"
 
     def __post_init__(self) -> None:
         _validate_fields(
-            self, ints=("epochs", "chunks", "minibatches"), nonneg=("update", "comm"), positive=("compute",)
+            self,
+            ints=("epochs", "chunks", "minibatches"),
+            nonneg=("update", "comm"),
+            positive=("compute", "weight"),
         )
+        if not isinstance(self.allow_preemption, (bool, np.bool_)):
+            raise ValueError(f"AOnlineModel.allow_preemption must be a bool, got {self.allow_preemption!r}")
+        object.__setattr__(self, "allow_preemption", bool(self.allow_preemption))
 
     @property
     def total_work(self) -> float:
@@ -487,6 +512,10 @@ class AOnlineModel(JobModel):
     @property
     def elastic(self) -> bool:
         return False
+
+    @property
+    def preemptible(self) -> bool:
+        return self.allow_preemption
 
     def ps_for(self, workers: int) -> int:
         return 1 if workers > 0 else 0

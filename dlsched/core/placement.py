@@ -32,6 +32,28 @@ def next_reachable_slot(spec: JobSpec, cluster: Cluster, t: int) -> int | None:
     return int(later.min()) if later.size else None
 
 
+def single_server_widths(spec: JobSpec, cluster: Cluster, want: int) -> list[tuple[int, int, int]]:
+    """``[(server, workers, ps), ...]`` for every server that can hold the whole job alone: the
+    most workers, from ``want`` down to ``model.min_workers``, that fit on the empty server
+    together with the PS they need (``model.ps_for``); hard resources only. Used by the
+    single-server placements of FIFO (``placement="earliest"``) and A_online's Preemptive."""
+    model = spec.model
+    hard = cluster.hard
+    wd = cluster.vector(spec.worker_demand)[hard]
+    pd_ = cluster.vector(spec.ps_demand)[hard]
+    hosts = np.intersect1d(cluster.servers_for("worker"), cluster.servers_for("ps"))
+    cap = cluster.capacity[np.ix_(hosts, np.flatnonzero(hard))]
+    width = np.zeros(hosts.size, dtype=np.int64)
+    done = np.zeros(hosts.size, dtype=bool)
+    for w in range(want, model.min_workers - 1, -1):  # vectorised over the servers
+        fit = ~done & np.all(w * wd + model.ps_for(w) * pd_ <= cap + _EPS, axis=1)
+        width[fit] = w
+        done |= fit
+        if done.all():
+            break
+    return [(int(hosts[i]), int(width[i]), model.ps_for(int(width[i]))) for i in np.flatnonzero(done)]
+
+
 class RoundRobin:
     """Round-robin placer over one cluster.
 

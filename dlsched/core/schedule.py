@@ -20,7 +20,10 @@ Constraints checked (paper equations in brackets):
 * ``arrival`` / ``transfer_delay``: nothing before the job's arrival, and nothing on server ``s``
   before ``arrival + delay_s`` (OASiS (9)-(10), A_online (2i));
 * model constraints from :meth:`JobModel.placement_violations` (e.g. OASiS (3), (6), (7);
-  PD-ORS (4) and the worker:PS ratio; A_online (2a)-(2b)).
+  PD-ORS (4) and the worker:PS ratio; A_online (2a)-(2b));
+* ``fixed_allocation`` (:func:`check_timeline` only, across slots): a job whose model is not
+  ``elastic`` keeps its placement in consecutive slots; one that is not ``preemptible`` runs in
+  one unbroken stretch of slots (A_online (2c)-(2d)).
 """
 
 from __future__ import annotations
@@ -132,6 +135,13 @@ class Decision:
     info : Mapping[int, Mapping[str, float]]
         Per-job annotations recorded in the result's job table (e.g. OASiS's payoff ``mu`` and
         planned completion).
+    pause : Mapping[int, float]
+        Slots of progress a job loses at the start of the placement it gets in this decision: a
+        switching cost of the policy's own mechanism, e.g. restoring a checkpoint when a
+        preempted job resumes (the Preemptive baseline's overhead, A_online Figs. 9-10). Only for
+        jobs whose placement starts or changes now (the simulator raises ``pause`` otherwise);
+        added to the job model's own :meth:`~dlsched.core.jobs.JobModel.switch_pause`. Finite
+        and >= 0; zeros are dropped.
     """
 
     allocations: Mapping[int, Placement] = field(default_factory=dict)
@@ -139,6 +149,7 @@ class Decision:
     reject: frozenset[int] = frozenset()
     wakeup: int | None = None
     info: Mapping[int, Mapping[str, float]] = field(default_factory=dict)
+    pause: Mapping[int, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         allocs = {}
@@ -164,6 +175,14 @@ class Decision:
         object.__setattr__(
             self, "info", MappingProxyType({int(k): dict(v) for k, v in dict(self.info).items()})
         )
+        pauses = {}
+        for j, v in dict(self.pause).items():
+            ok = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+            if not ok or not np.isfinite(v) or v < 0:
+                raise ValueError(f"decision.pause[{j!r}] must be a finite number >= 0 (slots), got {v!r}")
+            if v > 0:
+                pauses[int(j)] = float(v)
+        object.__setattr__(self, "pause", MappingProxyType(pauses))
 
 
 class ScheduleViolation(Exception):
@@ -301,7 +320,10 @@ def check_allocations(
 
 
 def check_timeline(cluster: Cluster, specs: Mapping[int, JobSpec], runs) -> None:
-    """Re-check a recorded schedule slot by slot.
+    """Re-check a recorded schedule slot by slot, and across slots the job models' fixed
+    allocation: a job whose model is not ``elastic`` has the same placement in consecutive slots,
+    one that is not ``preemptible`` runs in consecutive slots only (A_online (2c)-(2d);
+    ``fixed_allocation``).
 
     Parameters
     ----------
@@ -316,6 +338,7 @@ def check_timeline(cluster: Cluster, specs: Mapping[int, JobSpec], runs) -> None
         if isinstance(runs, pd.DataFrame)
         else pd.DataFrame(list(runs), columns=["job", "slot", "server", "role", "count"])
     )
+    last: dict[int, tuple[int, Placement]] = {}
     for t, g in df.groupby("slot", sort=True):
         per_job: dict[int, dict[str, dict[int, int]]] = {}
         for j, s, role, c in zip(g["job"], g["server"], g["role"], g["count"], strict=False):
@@ -325,3 +348,31 @@ def check_timeline(cluster: Cluster, specs: Mapping[int, JobSpec], runs) -> None
             d[int(s)] = d.get(int(s), 0) + int(c)  # duplicate rows add up
         allocs = {j: Placement.of(d["worker"], d["ps"]) for j, d in per_job.items()}
         check_allocations(cluster, specs, int(t), allocs)
+        for j, p in allocs.items():
+            _check_fixed(specs[j], int(t), p, last.get(j))
+            last[j] = (int(t), p)
+
+
+def _check_fixed(spec: JobSpec, t: int, p: Placement, last: tuple[int, Placement] | None) -> None:
+    """Cross-slot model constraints: a non-elastic job keeps its placement while it runs, a
+    non-preemptible one runs without a gap from start to completion (A_online (2c)-(2d))."""
+    if last is None:
+        return
+    t0, p0 = last
+    model = spec.model
+    if t0 == t - 1 and not model.elastic and p != p0:
+        raise ScheduleViolation(
+            "fixed_allocation",
+            f"job {spec.job_id} is not elastic: its placement changed from {p0} in slot {t0} to {p}",
+            slot=t,
+            job=spec.job_id,
+        )
+    if t0 < t - 1 and not model.preemptible:
+        raise ScheduleViolation(
+            "fixed_allocation",
+            f"job {spec.job_id} is not preemptible: it ran in slot {t0}, then nothing until slot {t}",
+            slot=t,
+            job=spec.job_id,
+            amount=t - t0 - 1,
+            limit=0,
+        )

@@ -14,8 +14,13 @@ work is done at time ``x`` (continuous, in slots) completes in slot ``ceil(x) - 
 for the utility is ``completion_slot - a``, and its resources are freed at the next slot
 boundary. JCT is ``x - a`` slots (times ``slot_seconds`` for seconds).
 
+Job-model constraints across slots (raised as ``fixed_allocation``): a running job whose model
+is not ``elastic`` keeps its placement unchanged; a started job whose model is not
+``preemptible`` keeps a non-empty placement until it completes (A_online (2c)-(2d)).
+
 The simulator never looks at which policy it runs; everything policy-specific travels through
-:class:`Decision` (admissions, allocations, wakeup, per-job info).
+:class:`Decision` (admissions, allocations, wakeup, per-job info, the pause a placement
+change costs under the policy's own mechanism).
 """
 
 from __future__ import annotations
@@ -384,6 +389,16 @@ def _apply(t, d: Decision, state, specs, cluster, check: bool, bar) -> dict:
     if check:
         check_allocations(cluster, specs, t, d.allocations)
     new = dict(d.allocations)
+    for j in sorted(d.pause):
+        p = new.get(j, EMPTY)
+        if p.is_empty or p == state[j].placement:
+            raise ScheduleViolation(
+                "pause",
+                f"pause of {d.pause[j]:g} slots for job {j}, whose placement does not start or change now",
+                slot=t,
+                job=j,
+                amount=d.pause[j],
+            )
     for j, st in state.items():
         if st.status not in ("admitted",):
             continue
@@ -397,8 +412,15 @@ def _apply(t, d: Decision, state, specs, cluster, check: bool, bar) -> dict:
                 slot=t,
                 job=j,
             )
+        if not model.preemptible and not prev.is_empty and p.is_empty:
+            raise ScheduleViolation(
+                "fixed_allocation",
+                f"job {j} is not preemptible: it keeps its allocation until it completes",
+                slot=t,
+                job=j,
+            )
         if p != prev and not p.is_empty:
-            pause = model.switch_pause(prev, p) / cluster.slot_seconds
+            pause = model.switch_pause(prev, p) / cluster.slot_seconds + d.pause.get(j, 0.0)
             if pause > 0:
                 st.pause_left = pause
             if not prev.is_empty and p.servers != prev.servers:

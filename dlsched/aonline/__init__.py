@@ -1,0 +1,51 @@
+r"""A_online: online scheduling of ML jobs in edge-cloud networks.
+
+J. She, N. Wang, R. Zhou, C. Tian, "Online Scheduling of Machine Learning Jobs in Edge-Cloud
+Networks", 2021 International Conference on Networking and Network Applications (NaNA 2021),
+DOI 10.1109/NaNA53684.2021.00031. Our copy is a complete text extraction (Algorithms 1-4 included);
+the implementable math, with the garbled price formula's corrected reading [R] and the pseudo-code
+typos [T] marked, is ``shared/spec/aonline.md``. Equation and line numbers in comments are the
+paper's.
+
+Different from the other wings: the objective is total (weighted) completion time (2), not
+utility; an admitted job's allocation is fixed from start to completion ((2c)-(2d): no elasticity,
+no preemption); a job may use a server only after its data has arrived there ((2i): transfer delay
+:math:`\Delta_{js}`, 1-4 slots to an edge server, 10-40 to the cloud).
+
+Implemented here:
+
+* :mod:`dlsched.aonline.model` -- the edge-cloud system (edge servers + one cloud, worker / PS
+  types as per-server slot resources ``w<u>`` / ``ps<v>``), job construction from the paper's
+  units, Eq. (1) durations, the instance arrays, and the Sec. VI workload (registered as
+  ``"aonline"``; Philly GPUs per edge server, or a documented stand-in). The job model is
+  :class:`dlsched.core.jobs.AOnlineModel` (Eq. (1), (2a)-(2f)).
+
+Symbols (paper -> code):
+
+==============================  =================================================================
+paper                           code
+==============================  =================================================================
+:math:`S` (edge + cloud)        ``cluster.n_servers``; pools ``"edge"`` and ``"cloud"`` (last)
+:math:`U, V`                    :func:`~dlsched.aonline.model.type_counts`; ``params["U"]``, ``["V"]``
+:math:`W_{su}`, :math:`P_{sv}`  capacity of resources ``"w<u>"`` / ``"ps<v>"``
+                                (:func:`~dlsched.aonline.model.worker_slots`, ``ps_slots``)
+:math:`u_j, v_j`                the resources of ``JobSpec.worker_demand`` / ``ps_demand``, one
+                                slot each (:func:`~dlsched.aonline.model.job_types`)
+:math:`a_j`                     ``JobSpec.arrival`` (0-based slots)
+:math:`h_j, c_j`                ``start_slot``, ``completion_slot`` of the result's job table
+:math:`E_j, D_j, M_j`           ``AOnlineModel.epochs``, ``.chunks`` (= ``max_workers``),
+                                ``.minibatches``; :math:`E_jD_jM_j` = ``.total_work``
+:math:`n_j, H_j, 2k_j/B_j`      ``AOnlineModel.compute``, ``.update``, ``.comm`` (slots)
+:math:`p_j` (1)                 ``AOnlineModel.speed(colocated)``; :math:`\xi_j` =
+                                ``Placement.colocated``
+:math:`d_j`                     :func:`~dlsched.aonline.model.duration_slots`
+:math:`w_j` (weights)           ``AOnlineModel.weight``
+:math:`\Delta_{js}`             ``JobSpec.transfer_delay[s]`` (``JobSpec.delays(cluster)``)
+:math:`y_{jsu_j}(t)`            ``Placement.workers`` (server, count) of job ``j`` at slot ``t``
+:math:`z_{jsv_j}(t)`            ``Placement.ps`` (exactly one PS, (2b))
+(2c)-(2d)                       ``AOnlineModel.elastic`` / ``.preemptible`` False;
+                                violation ``fixed_allocation``
+(2g)-(2h), (2i)                 checker violations ``capacity``, ``transfer_delay``
+:math:`T`                       ``workload.params["T"]``
+==============================  =================================================================
+"""

@@ -1,0 +1,449 @@
+r"""The BatchSche and Preemptive baselines of A_online (Sec. VI; spec section 12).
+
+J. She, N. Wang, R. Zhou, C. Tian, "Online Scheduling of Machine Learning Jobs in Edge-Cloud
+Networks", NaNA 2021, Sec. VI compares A_online with four baselines. FIFO and DRF are the shared
+:class:`dlsched.baselines.fifo.FIFO` (``placement="earliest"``: the whole job on the server that
+can start it earliest, chosen automatically on an edge-cloud workload by
+:meth:`~dlsched.baselines.fifo.FIFO.from_workload`) and :class:`dlsched.baselines.drf.DRF`
+(progressive filling on the worker and PS slot counts; a started A_online job keeps its
+allocation). This module holds the other two.
+
+**BatchSche** (:class:`BatchSche`) -- what the sources say and our reading:
+
+* A_online Sec. VI [Q]: "The algorithm proposed for the elastic resource requirements of ML jobs,
+  mainly applies batch processing to minimize the total cost of resources", citing Zhang, Zhou,
+  Wu, Jiao, Li, "Online scheduling of heterogeneous distributed machine learning jobs", ACM
+  MobiHoc 2020. Spec [B]: A_online's own framework -- geometric time points, a "maximum job
+  scheduling" batch problem, compact-exponential ILP, exponential prices -- follows that paper.
+  Its public abstract: an online framework that "groups unprocessed ML training jobs into a batch
+  iteratively" and a batch algorithm that "configures each ML job" (execution window, number and
+  type of workers and PSs) "to maximize the total weight of scheduled jobs in the current
+  iteration"; demand elasticity means a job "can be completed using various time lengths with
+  different resource configurations". We have no copy of that paper beyond this.
+* Our reading: the same geometric batching as A_online (rounds at :math:`\tau_i = 2^{i-1}`, jobs
+  with :math:`a_j < \tau_i` not yet scheduled, window :math:`[\tau_i, 2\tau_i)` in simulator
+  slots, unscheduled jobs roll over), prices (7)-(8) over the window, and per job, in arrival
+  order, the **cheapest configuration** ("minimize the total cost of resources"): for every
+  worker count :math:`D_u = 1..D_j` the duration
+  :math:`d = \lceil E_jD_jM_j / (p_j^{\xi=0} D_u)\rceil` (the cloud-cluster model of the
+  MobiHoc paper has no co-location speed-up, so it plans with :math:`\xi_j = 0` of (1)); workers
+  go greedily to the servers with the lowest window cost per worker
+  :math:`\sum_t \lambda_{su_j}(t)` (ties: lower index), the PS to the cheapest server with a free
+  PS slot; the configuration of least cost (ties: the fewest workers, the first found by the
+  loop over :math:`D_u`, as Alg. 2 line 11 keeps the first best) is
+  admitted iff its payoff :math:`w_j - \text{cost} > 0`, as (5a)-(6). Only servers the job's data
+  has reached by :math:`\tau_i` are used ((2i), the simulator's rule
+  :math:`a_j + \Delta_{js} \le \tau_i`), and the allocation is fixed from :math:`\tau_i` to
+  completion ((2c)-(2d)). What it lacks compared with A_online: no co-located candidate (COST_C),
+  no moving of workers onto the PS server (COST_D lines 12-33), and the planned duration ignores
+  the faster co-located rate (a placement that happens to be co-located finishes early).
+
+**Preemptive** (:class:`Preemptive`) -- Tiresias (Gu et al., NSDI'19) as A_online describes it [Q]:
+"jobs with a shorter completion time preempt other jobs on the server, so that they can be
+completed first ... It ignores the time overhead of preemption". Our reading, shortest remaining
+time first with fixed gangs (Tiresias jobs keep their GPU demand):
+
+* every job has a gang per server (:func:`~dlsched.core.placement.single_server_widths`): its
+  ``requested_workers`` (else :math:`D_j`) capped by what the empty server holds with the PS,
+  all on that one server (the paper: "jobs tend to be deployed on the same server");
+* at every arrival and completion the jobs are ranked by remaining work over the rate of their
+  full width co-located (attained service, Tiresias' LAS, if the model hides the work; ties:
+  arrival, id) and served in that order on a fresh copy of the cluster: a running job keeps its
+  placement if it still fits, otherwise it is preempted (stopped; it may resume from the next
+  slot, possibly elsewhere); a waiting job takes the gang that would complete earliest -- on a
+  server where it fits now, or on a server its data has not reached yet (2i), in which case it
+  waits (ties: a server without lower-ranked running jobs, then the lower index);
+* ``preemption_overhead`` slots of progress are lost at every resume
+  (:attr:`dlsched.core.schedule.Decision.pause`; 0 is Figs. 7-8, > 0 Figs. 9-10); the policy's
+  decisions ignore it, as the paper says.
+
+Jobs must be preemptible (``AOnlineModel.allow_preemption``, the ``aonline`` workload's
+``preemptible=True``): the simulator refuses to pause any other job (A_online (2c)-(2d)), and
+``Preemptive`` raises on them unless ``strict=False``.
+
+=====================================  ===========================================================
+paper                                  code
+=====================================  ===========================================================
+:math:`\tau_i = 2^{i-1}`               :func:`time_points`; :attr:`BatchSche.rounds`
+:math:`\lambda, \mu` (7)-(8)           :class:`~dlsched.core.pricing.ShiftedExponentialPrice`
+:math:`\theta_1 = 2TSUF_1 + 1`         :meth:`BatchSche.theta` (``F1``, ``F2``, ``horizon``)
+:math:`p_j^{\xi=0}` (1), :math:`D_u`   ``AOnlineModel.speed(False)``, loop in ``BatchSche._cheapest``
+:math:`\eta_j` (6), :math:`c_j` plan   job-table columns ``payoff``, ``planned_completion``
+preemptions, overhead                  job-table column ``preemptions``; ``preemption_overhead``
+=====================================  ===========================================================
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from typing import ClassVar
+
+import numpy as np
+
+from dlsched.core.cluster import Cluster
+from dlsched.core.jobs import AOnlineModel, JobSpec, RateContext, Workload
+from dlsched.core.placement import next_reachable_slot, reachable, single_server_widths
+from dlsched.core.policy import BasePolicy, ClusterView, JobView
+from dlsched.core.pricing import ShiftedExponentialPrice
+from dlsched.core.schedule import Decision, Placement
+
+_EPS = 1e-9
+
+
+def time_points(limit: int) -> Iterator[int]:
+    r"""The time points :math:`\tau_i = 2^{i-1}`, :math:`i = 1, 2, \dots`, up to ``limit``."""
+    tau = 1
+    while tau <= limit:
+        yield tau
+        tau *= 2
+
+
+def _positive(value, what: str, *, strict: bool = True) -> float:
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    if not ok or not math.isfinite(float(value)) or (value <= 0 if strict else value < 0):
+        raise ValueError(f"{what} must be a finite number {'>' if strict else '>='} 0, got {value!r}")
+    return float(value)
+
+
+def _hosts_both(cluster: Cluster) -> np.ndarray:
+    """Servers that may host workers and PS (edge, cloud, unified pools)."""
+    return np.intersect1d(cluster.servers_for("worker"), cluster.servers_for("ps"))
+
+
+def wanted_workers(spec: JobSpec) -> int:
+    """Worker count a job asks for: ``requested_workers``, else the model's ``max_workers``
+    (A_online's :math:`D_j`), else its minimum; within the model's bounds."""
+    model = spec.model
+    want = max(spec.requested_workers or model.max_workers or model.min_workers, model.min_workers)
+    return min(want, model.max_workers) if model.max_workers is not None else want
+
+
+# ---------------------------------------------------------------------------------- BatchSche
+
+
+class BatchSche(BasePolicy):
+    r"""BatchSche (Zhang et al., MobiHoc'20) as read in the module docstring.
+
+    Parameters
+    ----------
+    F1, F2 : float, default 1
+        Unit price caps of (7)-(8) (> 0).
+    horizon : int, optional
+        :math:`T` of the price bases; default the workload's ``params["T"]`` (via
+        :meth:`from_workload`), else the simulation horizon, else the end of the current window.
+    """
+
+    name: ClassVar[str] = "batchsche"
+
+    def __init__(self, F1: float = 1.0, F2: float = 1.0, horizon: int | None = None):
+        self.F1 = _positive(F1, "batchsche.F1")
+        self.F2 = _positive(F2, "batchsche.F2")
+        if horizon is not None and (
+            isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1
+        ):
+            raise ValueError(f"batchsche.horizon must be an integer >= 1 or None, got {horizon!r}")
+        self.horizon = None if horizon is None else int(horizon)
+
+    @classmethod
+    def from_workload(cls, workload: Workload, **params) -> BatchSche:
+        """BatchSche with ``horizon`` = the workload's ``params["T"]`` (else its horizon) unless
+        given."""
+        if params.get("horizon") is None:
+            T = workload.params.get("T", workload.horizon)
+            params["horizon"] = None if T is None else int(T)
+        return cls(**params)
+
+    def reset(self, cluster, rng) -> None:
+        super().reset(cluster, rng)
+        self._next_tau = 1
+        self._plan: dict[int, tuple[int, int, Placement]] = {}
+        self.rounds: list[dict[str, object]] = []
+        """One record per round: ``tau``, ``considered``, ``admitted`` (job ids)."""
+        n_w = sum(bool(re.fullmatch(r"w\d+", r)) for r in cluster.resources)
+        n_p = sum(bool(re.fullmatch(r"ps\d+", r)) for r in cluster.resources)
+        self._types = (max(1, n_w), max(1, n_p))
+
+    def theta(self, T: int) -> tuple[float, float]:
+        r""":math:`(\theta_1, \theta_2) = (2TSUF_1 + 1, 2TSVF_2 + 1)`; :math:`U, V` are the
+        numbers of the cluster's ``w<u>`` / ``ps<v>`` resources (at least 1)."""
+        S = self.cluster.n_servers
+        U, V = self._types
+        return 2.0 * T * S * U * self.F1 + 1.0, 2.0 * T * S * V * self.F2 + 1.0
+
+    def decide(self, t: int, view: ClusterView) -> Decision:
+        admit: list[int] = []
+        info: dict[int, dict[str, float]] = {}
+        while self._next_tau < t:  # rounds passed while nothing was active: nothing to batch
+            self._next_tau *= 2
+        if t == self._next_tau:
+            admit, info = self._round(t, view)
+            self._next_tau *= 2
+        allocs = {j: p for j, (start, end, p) in self._plan.items() if start <= t < end and j in view.jobs}
+        return Decision(allocs, admit=admit, wakeup=self._next_tau, info=info)
+
+    # ------------------------------------------------------------------------------ one round
+    def _round(self, tau: int, view: ClusterView) -> tuple[list[int], dict[int, dict[str, float]]]:
+        cluster = self.cluster
+        end = 2 * tau  # window [tau, 2 tau): (tau_i, tau_{i+1}] of the paper
+        T = self.horizon or view.horizon or end
+        theta1, theta2 = self.theta(T)
+        lam, mu = ShiftedExponentialPrice(theta1), ShiftedExponentialPrice(theta2)
+        hard = cluster.hard
+        base = np.array(view.used, dtype=float)  # jobs still running (none when rounds do not overlap)
+        batch = [v for v in view.pending() if v.spec.arrival < tau]
+        # this round's admissions: every one starts at tau, so usage only drops at their ends
+        ends = np.zeros(len(batch), dtype=np.int64)
+        booked = np.zeros((len(batch), *cluster.capacity.shape))
+        m = 0
+        admitted, info = [], {}
+        for v in batch:
+            spec = v.spec
+            model = spec.model
+            if not isinstance(model, AOnlineModel):
+                raise ValueError(
+                    f"batchsche: job {spec.job_id}: model must be an AOnlineModel, got {model.kind!r}"
+                )
+            wd, pd_ = cluster.vector(spec.worker_demand), cluster.vector(spec.ps_demand)
+            cols = np.flatnonzero(((wd > 0) | (pd_ > 0)) & hard)  # the job's types u_j, v_j
+            order = np.argsort(ends[:m], kind="stable")
+            e_sorted = ends[:m][order]
+            bounds = np.concatenate([[tau], np.unique(e_sorted[e_sorted < end]), [end]])
+            # usage in segment k = base + every admission ending after bounds[k] (suffix sums)
+            suffix = np.zeros((m + 1, cluster.n_servers, cols.size))
+            if m:
+                suffix[:m] = np.cumsum(booked[:m][order][:, :, cols][::-1], axis=0)[::-1]
+            use = base[None, :, cols] + suffix[np.searchsorted(e_sorted, bounds[:-1], side="right")]
+            best = self._cheapest(spec, tau, end, bounds, use, cols, wd[cols], pd_[cols], lam, mu)
+            if best is None:
+                continue
+            cost, d, placement = best
+            payoff = float(model.weight) - cost
+            if payoff <= 0:
+                continue
+            admitted.append(spec.job_id)
+            self._plan[spec.job_id] = (tau, tau + d, placement)
+            for s, c in placement.workers:
+                booked[m, s] += c * wd
+            for s, c in placement.ps:
+                booked[m, s] += c * pd_
+            ends[m] = tau + d
+            m += 1
+            info[spec.job_id] = {"payoff": payoff, "planned_completion": float(tau + d - 1)}
+        self.rounds.append({"tau": tau, "considered": [v.job_id for v in batch], "admitted": list(admitted)})
+        return admitted, info
+
+    def _cheapest(self, spec, tau, end, bounds, use, cols, wd, pd_, lam, mu):
+        """(cost, duration, placement) of the cheapest configuration, or None.
+
+        ``use`` is the usage of the job's resources ``cols`` per window segment
+        ``[bounds[k], bounds[k+1])``, shape (segments, servers, len(cols)); ``wd`` and ``pd_`` the
+        worker / PS demand on those resources."""
+        cluster = self.cluster
+        model = spec.model
+        n_srv = cluster.n_servers
+        cap = cluster.capacity[:, cols]
+        ok = np.zeros(n_srv, bool)
+        ok[_hosts_both(cluster)] = True
+        ok &= reachable(spec, cluster, tau)
+        free0 = cap - use[0]  # usage is highest at tau
+        wmask, pmask = wd > 0, pd_ > 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            room_w = np.floor(np.min(np.where(wmask, free0 / np.where(wmask, wd, 1), np.inf), axis=1) + _EPS)
+        room_w = np.where(ok, np.maximum(room_w, 0), 0).astype(np.int64)
+        w_price = (lam(use, cap) * wd).sum(axis=2)  # (segments, S): price of one worker per slot
+        p_price = (mu(use, cap) * pd_).sum(axis=2)
+        seg = np.diff(bounds)
+        index = np.arange(n_srv)
+        best = None
+        for n in range(1, model.max_workers + 1):
+            d = max(1, math.ceil(model.total_work / (model.speed(False) * n) - _EPS))
+            if tau + d > end:
+                continue
+            if room_w.sum() < n:
+                break  # more workers never fit either
+            length = np.clip(tau + d - bounds[:-1], 0, seg)  # slots of each segment used
+            cw = length @ w_price  # (S,) window cost of one worker
+            cp = length @ p_price
+            order = np.lexsort((index, cw))  # cheapest first, ties to the lower index
+            order = order[room_w[order] > 0]
+            cum = np.cumsum(room_w[order])
+            k = int(np.searchsorted(cum, n))  # servers order[: k + 1] are filled
+            y = np.zeros(n_srv, dtype=np.int64)
+            y[order[:k]] = room_w[order[:k]]
+            y[order[k]] = n - (cum[k - 1] if k else 0)
+            rest = free0 - y[:, None] * wd
+            ps_ok = ok & np.all(rest[:, pmask] >= pd_[pmask] - _EPS, axis=1)
+            if not ps_ok.any():
+                return best
+            cand = np.flatnonzero(ps_ok)
+            ps_server = int(cand[np.argmin(cp[cand])])  # first minimum: the lower index
+            cost = float(cw @ y + cp[ps_server])
+            if best is None or cost < best[0]:  # ties: the first, fewest workers (Alg. 2 line 11)
+                workers = {int(s): int(y[s]) for s in np.flatnonzero(y)}
+                best = (cost, d, Placement.of(workers, {ps_server: model.ps_for(n)}))
+        return best
+
+
+# --------------------------------------------------------------------------------- Preemptive
+
+
+class Preemptive(BasePolicy):
+    r"""Tiresias-like shortest-remaining-time-first with preemption (module docstring).
+
+    Parameters
+    ----------
+    preemption_overhead : float, default 0
+        Slots of progress a job loses each time it resumes after a preemption (checkpoint
+        restore). 0 is the paper's Preemptive of Figs. 7-8 ("ignores the time overhead of
+        preemption"); > 0 the variant of Figs. 9-10.
+    strict : bool, default True
+        Raise when a job is not preemptible (its model forbids pauses, A_online (2c)-(2d)): a
+        Preemptive run on such jobs would silently be non-preemptive. ``False`` serves such jobs
+        too but never preempts them.
+    """
+
+    name: ClassVar[str] = "preemptive"
+
+    def __init__(self, preemption_overhead: float = 0.0, strict: bool = True):
+        self.preemption_overhead = _positive(
+            preemption_overhead, "preemptive.preemption_overhead", strict=False
+        )
+        if not isinstance(strict, bool):
+            raise ValueError(f"preemptive.strict must be a bool, got {strict!r}")
+        self.strict = strict
+
+    def reset(self, cluster, rng) -> None:
+        super().reset(cluster, rng)
+        self._preemptions: dict[int, int] = {}
+        self._widths: dict[int, list[tuple[int, int, int]]] = {}
+        self._hosts = _hosts_both(cluster)
+
+    def remaining_time(self, v: JobView, ctx: RateContext) -> float:
+        """Remaining work over the rate of the job's wanted width on one server (NaN when the
+        model hides its work)."""
+        if v.remaining_work is None:
+            return math.nan
+        spec = v.spec
+        w = wanted_workers(spec)
+        s = int(self._hosts[0]) if self._hosts.size else 0  # only co-location matters here
+        ps = spec.model.ps_for(w)
+        r = spec.model.rate(spec, Placement.of({s: w}, {s: ps} if ps else {}), ctx)
+        return v.remaining_work / r if r > 0 else math.inf
+
+    def _key(self, v: JobView, ctx: RateContext) -> tuple:
+        rem = self.remaining_time(v, ctx)
+        if math.isnan(rem):  # unknown work: least attained service first (Tiresias' LAS)
+            return (1, v.work_done, v.spec.arrival, v.job_id)
+        return (0, rem, v.spec.arrival, v.job_id)
+
+    def widths(self, spec: JobSpec) -> list[tuple[int, int, int]]:
+        """``[(server, workers, ps), ...]``: the job's gang on each server that can hold it --
+        the most workers (up to :func:`wanted_workers`, at least the model's minimum) that fit with
+        their PS on the empty server (Tiresias jobs keep a fixed demand)."""
+        if spec.job_id not in self._widths:
+            self._widths[spec.job_id] = single_server_widths(spec, self.cluster, wanted_workers(spec))
+        return self._widths[spec.job_id]
+
+    def _best_server(self, v: JobView, free, t: int, ctx, avoid: set[int]) -> Placement | None:
+        """The job's gang on the server where it would complete earliest: one it fits on now
+        (``t + remaining / rate``) or one its data has not reached yet (``a_j + Delta_js +
+        remaining / rate``, assumed free then). None when nothing fits now or waiting is better;
+        ties: a server without lower-ranked running jobs (``avoid``), then the lower index."""
+        spec = v.spec
+        cluster = self.cluster
+        hard = cluster.hard
+        ready = spec.arrival + spec.delays(cluster)
+        wd = cluster.vector(spec.worker_demand)[hard]
+        pd_ = cluster.vector(spec.ps_demand)[hard]
+        work = v.remaining_work
+        best, best_key = None, None
+        for s, w, ps in self.widths(spec):
+            later = ready[s] > t + _EPS
+            if not later and not np.all(w * wd + ps * pd_ <= free[s, hard] + _EPS):
+                continue
+            cand = Placement.of({s: w}, {s: ps} if ps else {})
+            rate = spec.model.rate(spec, cand, ctx)
+            if rate <= 0:
+                continue
+            start = math.ceil(ready[s] - _EPS) if later else t
+            finish = start + work / rate if work is not None else -rate  # unknown work: fastest
+            key = (finish, s in avoid, s)
+            if best_key is None or key < best_key:
+                best, best_key = (None if later else cand), key
+        return best
+
+    def decide(self, t: int, view: ClusterView) -> Decision:
+        cluster = view.cluster
+        admit = [v.job_id for v in view.pending()]
+        ctx = RateContext(cluster, view.used)
+        jobs = list(view.jobs.values())
+        for v in jobs:
+            if not self.widths(v.spec):
+                raise ValueError(
+                    f"preemptive: job {v.job_id} fits on no single server (its "
+                    f"{v.spec.model.min_workers} worker(s) and PS together), so it could never run"
+                )
+            if self.strict and not v.spec.model.preemptible:
+                raise ValueError(
+                    f"preemptive: job {v.job_id}'s model is not preemptible "
+                    f"({type(v.spec.model).__name__}.preemptible is False, e.g. "
+                    "AOnlineModel.allow_preemption=False); build the workload with preemptible jobs "
+                    "(aonline workload: preemptible=True) or pass strict=False"
+                )
+        order = sorted(jobs, key=lambda v: self._key(v, ctx))
+        free = cluster.capacity.copy()
+        allocs: dict[int, Placement] = {}
+        pause: dict[int, float] = {}
+        preempted: list[int] = []
+
+        def take(j: int, p: Placement, spec: JobSpec) -> None:
+            allocs[j] = p
+            wd, pd_ = cluster.vector(spec.worker_demand), cluster.vector(spec.ps_demand)
+            for s, c in p.workers:
+                free[s] -= c * wd
+            for s, c in p.ps:
+                free[s] -= c * pd_
+
+        for v in order:  # jobs that may not be paused keep their placement, whatever their rank
+            if v.running and not v.spec.model.preemptible:
+                take(v.job_id, v.placement, v.spec)
+        running_at = {}  # server -> ranks of running preemptible jobs on it
+        for rank, v in enumerate(order):
+            if v.running and v.spec.model.preemptible:
+                for s in v.placement.servers:
+                    running_at.setdefault(s, []).append(rank)
+        wakeups = []
+        hard = cluster.hard
+        for rank, v in enumerate(order):
+            j, spec = v.job_id, v.spec
+            if j in allocs:
+                continue
+            if v.running:
+                need = np.zeros_like(free)
+                wd, pd_ = cluster.vector(spec.worker_demand), cluster.vector(spec.ps_demand)
+                for s, c in v.placement.workers:
+                    need[s] += c * wd
+                for s, c in v.placement.ps:
+                    need[s] += c * pd_
+                if np.all(need[:, hard] <= free[:, hard] + _EPS):
+                    take(j, v.placement, spec)
+                else:  # preempted; it may resume from the next slot on
+                    preempted.append(j)
+                    self._preemptions[j] = self._preemptions.get(j, 0) + 1
+                continue
+            lower = {s for s, ranks in running_at.items() if any(r > rank for r in ranks)}
+            p = self._best_server(v, free, t, ctx, lower)
+            if p is None:
+                nxt = next_reachable_slot(spec, cluster, t)
+                if nxt is not None:
+                    wakeups.append(nxt)
+                continue
+            take(j, p, spec)
+            if v.start is not None and self.preemption_overhead > 0:  # a resume
+                pause[j] = self.preemption_overhead
+        if preempted:
+            wakeups.append(t + 1)
+        info = {v.job_id: {"preemptions": float(self._preemptions.get(v.job_id, 0))} for v in jobs}
+        return Decision(allocs, admit=admit, wakeup=min(wakeups) if wakeups else None, info=info, pause=pause)
