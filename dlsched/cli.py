@@ -86,6 +86,7 @@ def run(
     from dlsched.core.simulator import simulate
 
     wparams, pparams = split_params(params, workload, policy)
+    wparams = {**registry.workload_defaults(policy, workload), **wparams}  # e.g. preemptive jobs
     wl = registry.make_workload(workload, seed=seed, **wparams)
     pol = registry.make_policy(policy, wl, **pparams)
     result = simulate(wl, pol, seed=seed, horizon=horizon)

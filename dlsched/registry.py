@@ -94,6 +94,20 @@ def workload_parameters(name: str) -> dict[str, object]:
     return _parameters(_resolve(WORKLOADS, name, "workload"), 1)
 
 
+def workload_defaults(policy: str, workload: str) -> dict[str, object]:
+    """Workload parameters policy ``policy`` declares it needs (its ``workload_defaults``), kept
+    where workload ``workload`` takes them; callers apply them under the user's own parameters.
+
+    >>> workload_defaults("preemptive", "aonline")
+    {'preemptible': True}
+    >>> workload_defaults("fifo", "aonline")
+    {}
+    """
+    want = getattr(_resolve(POLICIES, policy, "policy"), "workload_defaults", {})
+    accepted = workload_parameters(workload)
+    return {k: v for k, v in want.items() if k in accepted}
+
+
 def _check_params(known: Mapping[str, object], params: Mapping[str, object], what: str) -> None:
     unknown = sorted(set(params) - set(known))
     if unknown:

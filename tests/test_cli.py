@@ -347,3 +347,21 @@ def test_summary_nan_becomes_null(tmp_path):
     assert summary["finished"] == 0
     assert summary["mean_jct"] is None and summary["makespan"] is None
     assert summary["total_utility"] == 0.0
+
+
+def test_policy_workload_defaults_apply_under_the_users_parameters(tmp_path, capsys):
+    """Preemptive declares ``workload_defaults = {"preemptible": True}``: the A_online workload is
+    built with pausable jobs unless the user says otherwise (then the policy refuses, exit 2)."""
+    assert registry.workload_defaults("preemptive", "aonline") == {"preemptible": True}
+    assert registry.workload_defaults("preemptive", "synthetic") == {}  # not a parameter there
+    assert registry.workload_defaults("aonline", "aonline") == {}
+    base = ["run", "--workload", "aonline", "--policy", "preemptive", "--param", "n_edge=8",
+            "--param", "n_jobs=5", "--param", "T=64", "--seed", "0"]
+    assert cli.main([*base, "--out", str(tmp_path / "ok")]) == 0
+    jobs = pd.read_csv(tmp_path / "ok" / "jobs.csv")
+    assert (jobs["status"] == "finished").all()
+    capsys.readouterr()
+    assert cli.main([*base, "--param", "preemptible=False", "--out", str(tmp_path / "no")]) == 2
+    err = capsys.readouterr().err
+    assert "not preemptible" in err and err.count("\n") == 1
+    assert not (tmp_path / "no").exists()

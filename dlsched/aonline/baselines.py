@@ -77,7 +77,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import ClassVar
 
 import numpy as np
@@ -305,6 +306,7 @@ class Preemptive(BasePolicy):
     """
 
     name: ClassVar[str] = "preemptive"
+    workload_defaults: ClassVar[Mapping[str, object]] = MappingProxyType({"preemptible": True})
 
     def __init__(self, preemption_overhead: float = 0.0, strict: bool = True):
         self.preemption_overhead = _positive(

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
@@ -128,9 +129,16 @@ class Policy(Protocol):
 
 
 class BasePolicy:
-    """Convenience base: stores the cluster and the random generator, exposes ``params``."""
+    """Convenience base: stores the cluster and the random generator, exposes ``params``.
+
+    ``workload_defaults`` names workload parameters a policy needs to be meaningful (e.g. the
+    Preemptive baseline needs jobs that may be paused: ``{"preemptible": True}``);
+    :func:`dlsched.registry.workload_defaults` applies them where the workload takes them and the
+    user left them unset. The simulator never reads them.
+    """
 
     name: ClassVar[str] = "base"
+    workload_defaults: ClassVar[Mapping[str, object]] = MappingProxyType({})
 
     def reset(self, cluster: Cluster, rng: np.random.Generator) -> None:
         """Store the cluster and random stream."""
