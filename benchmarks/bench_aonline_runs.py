@@ -62,8 +62,8 @@ def main() -> None:
     for seed in range(args.seeds):
         for policy, params in RUNS:
             r = one(policy, params, args.edge, args.jobs, seed)
-            print(f"{r['policy']:<28} {seed:>4} {r['wall_s']:>8.2f} {r['finished']:>8} {r['total_ct']:>17.0f}",
-                  flush=True)
+            print(f"{r['policy']:<28} {seed:>4} {r['wall_s']:>8.2f} {r['finished']:>8} "
+                  f"{r['total_ct']:>17.0f}", flush=True)
             if "rounds" in r:
                 print(f"    A_maxsche: {r['rounds']} rounds, mean {r['round_mean_ms']:.1f} ms, max "
                       f"{r['round_max_ms']:.1f} ms; largest round {r['biggest_round_jobs']} jobs in "
