@@ -76,7 +76,9 @@ from dlsched.aonline.policy import (
     cost_c,
     maxsche,
 )
-from dlsched.core.claims import Claim
+from dlsched.core import claims
+from dlsched.core.claims import Claim, combine
+from dlsched.core.claims import claim_row as _as_row
 from dlsched.core.jobs import AOnlineModel, JobSpec, RateContext, Workload
 from dlsched.core.schedule import Placement, ScheduleViolation, check_timeline
 from dlsched.core.simulator import SimulationResult, simulate
@@ -1153,40 +1155,13 @@ def ratio_claim(frame: pd.DataFrame) -> Claim:
 # ============================================================================ samples
 
 
-def _as_row(claim: Claim, **keys) -> dict:
-    scalar = (bool, np.bool_, int, np.integer, float, np.floating)
-    numbers = {k: v for k, v in claim.details.items() if isinstance(v, scalar) and k not in keys}
-    return {**keys, "claim": claim.name, "holds": bool(claim.holds), "summary": claim.summary(), **numbers}
-
-
-def combine(*frames: pd.DataFrame) -> pd.DataFrame:
-    """Stack sample tables (one row per instance and claim) into one."""
-    if not frames:
-        raise ValueError("combine needs at least one frame")
-    return pd.concat(frames, ignore_index=True)
-
-
 _SUMMED = ("cases", "feasible_cases", "suboptimal", "schedules", "touching", "finished", "distributed")
 
 
 def fold(frame: pd.DataFrame, *, add: Sequence[str] = _SUMMED) -> dict[str, Claim]:
-    """One :class:`Claim` per claim name of a sample table: it holds iff every row holds.
-
-    ``details``: the number of instances and of failures, the sums of the columns in ``add`` the
-    rows carry, and the first failures' summaries.
-    """
-    if frame.empty or not {"claim", "holds", "summary"} <= set(frame.columns):
-        raise ValueError("fold needs a non-empty table with columns claim, holds, summary")
-    out = {}
-    for name, part in frame.groupby("claim", sort=False):
-        failed = part[~part["holds"].astype(bool)]
-        details: dict[str, object] = {"instances": int(len(part)), "failures": int(len(failed))}
-        for col in add:
-            if col in part.columns and part[col].notna().any():
-                details[col] = int(part[col].fillna(0).astype(float).sum())
-        details["first_failures"] = failed["summary"].head(2).tolist()
-        out[str(name)] = Claim(str(name), failed.empty, details)
-    return out
+    """:func:`dlsched.core.claims.fold` with this module's counted columns: one :class:`Claim`
+    per claim name of a sample table, holding iff every row holds."""
+    return claims.fold(frame, add=add)
 
 
 def price_sample(

@@ -76,6 +76,10 @@ import pandas as pd
 from dlsched import registry
 from dlsched.aonline.model import ps_slots, worker_slots
 from dlsched.aonline.policy import next_time_point
+from dlsched.core.comparison import as_dict, as_int, paper_rows, scorecard, with_ours
+from dlsched.core.comparison import number as _num
+from dlsched.core.comparison import require_columns as _frame
+from dlsched.core.comparison import verdict as _verdict
 from dlsched.core.jobs import Workload
 from dlsched.core.simulator import SimulationResult, simulate
 
@@ -181,14 +185,6 @@ UPLOAD_DELAYS: tuple[str, ...] = ("paid", "ignored")
 # ------------------------------------------------------------------------------- parameters
 
 
-def _as_int(params: Mapping[str, object], key: str, default: int, lo: int, fn: str) -> int:
-    value = params.get(key, default)
-    ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-    if not ok or value < lo:
-        raise ValueError(f"{fn}: {key} must be an integer >= {lo}, got {value!r}")
-    return int(value)
-
-
 def _as_float(params: Mapping[str, object], key: str, *, lo: float, strict: bool, fn: str) -> float | None:
     value = params.get(key)
     if value is None:
@@ -199,15 +195,6 @@ def _as_float(params: Mapping[str, object], key: str, *, lo: float, strict: bool
             f"{fn}: {key} must be a finite number {'>' if strict else '>='} {lo:g}, got {value!r}"
         )
     return float(value)
-
-
-def _as_dict(params: Mapping[str, object], key: str, fn: str) -> dict[str, object]:
-    value = params.get(key)
-    if value is None:
-        return {}
-    if isinstance(value, Mapping) and all(isinstance(k, str) for k in value):
-        return dict(value)
-    raise ValueError(f"{fn}: {key} must be a dict with str keys, got {value!r}")
 
 
 def _known(params: object, known: set[str], fn: str) -> Mapping[str, object]:
@@ -260,14 +247,14 @@ def _read(params: object):
     policy = params["policy"]
     if policy not in POLICIES:
         raise ValueError(f"{fn}: policy must be one of {POLICIES}, got {policy!r}")
-    seed = _as_int(params, "seed", 0, 0, fn)
-    wkw = _as_dict(params, "workload", fn)
+    seed = as_int(params, "seed", 0, 0, fn)
+    wkw = as_dict(params, "workload", fn)
     for key in _SHORTCUTS:
         if key in wkw:
             raise ValueError(f"{fn}: give {key!r} as a parameter of job_run, not inside 'workload'")
     for key, default in _SIZES.items():
-        wkw[key] = _as_int(params, key, default, 1, fn)
-    pkw = _as_dict(params, "policy_params", fn)
+        wkw[key] = as_int(params, key, default, 1, fn)
+    pkw = as_dict(params, "policy_params", fn)
     F = _as_float(params, "F", lo=0.0, strict=True, fn=fn)
     if F is not None:
         if policy not in ("aonline", "batchsche"):
@@ -534,11 +521,11 @@ def ratio_run(params: Mapping[str, object]) -> pd.DataFrame:
 
     fn = "ratio_run"
     params = _known(params, {"seed", "n_edge", "n_jobs", "T", "F", "time_limit", "workload"}, fn)
-    seed = _as_int(params, "seed", 0, 0, fn)
-    sizes = {k: _as_int(params, k, d, 1, fn) for k, d in (("n_edge", 3), ("n_jobs", 6), ("T", 32))}
+    seed = as_int(params, "seed", 0, 0, fn)
+    sizes = {k: as_int(params, k, d, 1, fn) for k, d in (("n_edge", 3), ("n_jobs", 6), ("T", 32))}
     F = _as_float(params, "F", lo=0.0, strict=True, fn=fn)
     limit = _as_float(params, "time_limit", lo=0.0, strict=True, fn=fn)
-    wkw = {**SMALL_INSTANCE, **_as_dict(params, "workload", fn)}
+    wkw = {**SMALL_INSTANCE, **as_dict(params, "workload", fn)}
     for key in ("n_edge", "n_jobs", "T", "preemptible"):
         if key in wkw:
             raise ValueError(f"{fn}: give {key!r} as a parameter of ratio_run, not inside 'workload'")
@@ -574,15 +561,6 @@ def ratio_run(params: Mapping[str, object]) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------------------- aggregation
-
-
-def _frame(df: object, cols: Sequence[str], what: str) -> pd.DataFrame:
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"{what}: expected a DataFrame, got {type(df).__name__}")
-    absent = [c for c in cols if c not in df.columns]
-    if absent:
-        raise ValueError(f"{what}: missing column(s) {absent}; have {list(df.columns)}")
-    return df
 
 
 def run_totals(jobs: pd.DataFrame, by: str | Sequence[str] | None = None) -> pd.DataFrame:
@@ -896,30 +874,12 @@ def paper_table(figure: str) -> pd.DataFrame:
     ValueError
         If ``figure`` is not a key of :data:`PAPER`.
     """
-    if figure not in PAPER:
-        raise ValueError(f"figure must be one of {sorted(PAPER)}, got {figure!r}")
-    return pd.DataFrame(PAPER[figure], columns=["quantity", "paper"])
-
-
-def _num(v: float) -> str:
-    """Rounded for tables: whole numbers from 100 on, else three significant digits."""
-    v = float(v)
-    if not math.isfinite(v):
-        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
-    return f"{v:.0f}" if abs(v) >= 100 else f"{v:.3g}"
+    return paper_rows(PAPER, figure)
 
 
 def _xval(v) -> str:
     v = float(v)
     return f"{v:g}"
-
-
-def _verdict(flags: Sequence[bool]) -> str:
-    """``yes`` if all, ``no`` if none, ``partly`` otherwise (``-`` for no data)."""
-    if len(flags) == 0:
-        return "-"
-    n = sum(bool(f) for f in flags)
-    return "yes" if n == len(flags) else ("no" if n == 0 else "partly")
 
 
 def trend(values: Sequence[float], direction: str, tol: float = TREND_TOLERANCE) -> str:
@@ -951,10 +911,7 @@ def trend(values: Sequence[float], direction: str, tol: float = TREND_TOLERANCE)
 
 
 def _with(figure: str, ours: Sequence[str], match: Sequence[str]) -> pd.DataFrame:
-    table = paper_table(figure)
-    if len(ours) != len(table) or len(match) != len(table):
-        raise AssertionError(f"{figure}: {len(table)} paper rows, {len(ours)}/{len(match)} ours")
-    return table.assign(ours=list(ours), match=list(match))
+    return with_ours(paper_table(figure), ours, match, figure)
 
 
 def _series(means: pd.Series) -> str:
@@ -1257,38 +1214,6 @@ def fig14_comparison(by_jobs: pd.DataFrame, by_servers: pd.DataFrame, *, setting
         ],
         ["-", close, trend(by_jobs["ratio"], "up"), trend(by_servers["ratio"], "up")],
     )
-
-
-def scorecard(comparisons: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """Collect the judged claims (``match`` other than ``"-"``) of several comparison tables.
-
-    Parameters
-    ----------
-    comparisons : Mapping[str, pandas.DataFrame]
-        Label (e.g. ``"Fig. 3"``) -> output of a ``figN_comparison`` function.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``figure``, ``quantity``, ``paper``, ``match`` for each judged claim, figures in the
-        order given; empty (with those columns) when nothing was judged.
-
-    Raises
-    ------
-    TypeError
-        If a table is not a DataFrame.
-    ValueError
-        If a table lacks ``quantity``, ``paper`` or ``match``.
-    """
-    rows = [
-        {"figure": str(name), "quantity": q, "paper": p, "match": m}
-        for name, table in comparisons.items()
-        for q, p, m in _frame(table, ["quantity", "paper", "match"], "scorecard")[
-            ["quantity", "paper", "match"]
-        ].itertuples(index=False)
-        if m != "-"
-    ]
-    return pd.DataFrame(rows, columns=["figure", "quantity", "paper", "match"])
 
 
 # ------------------------------------------------------------------------------- figures

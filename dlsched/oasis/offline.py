@@ -64,13 +64,11 @@ from dlsched.core.jobs import ConstantUtility, OasisModel, Sigmoid, Workload
 from dlsched.core.replay import ReplayPolicy
 from dlsched.core.schedule import ScheduleViolation, check_timeline
 from dlsched.core.simulator import SimulationResult, simulate
+from dlsched.core.solvers import milp_status
 
 _EPS = 1e-9
 _ROW_TOL = 1e-6
 _OBJ_TOL = 1e-6
-
-_STATUS = {0: "optimal", 2: "infeasible", 3: "unbounded"}
-
 
 class OfflineSolverError(RuntimeError):
     """The MILP solver returned a point that fails the independent re-check (e.g. a rounded
@@ -543,12 +541,7 @@ def solve_offline(
         )
     secs = time.perf_counter() - t0
     message = str(res.message)
-    if res.status in _STATUS:
-        status = _STATUS[res.status]
-    elif res.status == 1:
-        status = "time_limit" if "time" in message.lower() else "iteration_limit"
-    else:
-        status = "error"
+    status = milp_status(res)
     dual = getattr(res, "mip_dual_bound", None)
     trivial = float(-prob.c[prob.u_off : prob.y_off].reshape(-1)[_first_u(prob)].sum())
     bound = -float(dual) if dual is not None and np.isfinite(dual) else trivial

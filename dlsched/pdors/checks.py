@@ -55,7 +55,9 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from dlsched.core.claims import Claim
+from dlsched.core import claims
+from dlsched.core.claims import Claim, combine
+from dlsched.core.claims import claim_row as _as_row
 from dlsched.core.cluster import Cluster
 from dlsched.core.jobs import JobSpec, PdorsModel, Sigmoid, Workload
 from dlsched.core.schedule import Placement, ScheduleViolation, check_timeline
@@ -1269,40 +1271,13 @@ def quantisation_relative(frame: pd.DataFrame) -> pd.DataFrame:
 # ============================================================================ samples
 
 
-def _as_row(claim: Claim, **keys) -> dict:
-    scalar = (bool, np.bool_, int, np.integer, float, np.floating)
-    numbers = {k: v for k, v in claim.details.items() if isinstance(v, scalar) and k not in keys}
-    return {**keys, "claim": claim.name, "holds": bool(claim.holds), "summary": claim.summary(), **numbers}
-
-
-def combine(*frames: pd.DataFrame) -> pd.DataFrame:
-    """Stack sample tables (one row per instance and claim) into one."""
-    if not frames:
-        raise ValueError("combine needs at least one frame")
-    return pd.concat(frames, ignore_index=True)
-
-
 _SUMMED = ("cases", "compositions", "levels", "samples", "feasible_scaled", "feasible_unscaled")
 
 
 def fold(frame: pd.DataFrame, *, add: Sequence[str] = _SUMMED) -> dict[str, Claim]:
-    """One :class:`Claim` per claim name of a sample table: it holds iff every row holds.
-
-    ``details`` has the number of instances, of failures, the first failures' summaries, and the
-    sums of the columns in ``add`` that the rows carry.
-    """
-    if frame.empty or not {"claim", "holds", "summary"} <= set(frame.columns):
-        raise ValueError("fold needs a non-empty table with columns claim, holds, summary")
-    out = {}
-    for name, part in frame.groupby("claim", sort=False):
-        failed = part[~part["holds"].astype(bool)]
-        details: dict[str, object] = {"instances": int(len(part)), "failures": int(len(failed))}
-        for col in add:
-            if col in part.columns and part[col].notna().any():
-                details[col] = int(part[col].fillna(0).sum())
-        details["first_failures"] = failed["summary"].head(2).tolist()
-        out[name] = Claim(str(name), failed.empty, details)
-    return out
+    """:func:`dlsched.core.claims.fold` with this module's counted columns: one :class:`Claim`
+    per claim name of a sample table, holding iff every row holds."""
+    return claims.fold(frame, add=add)
 
 
 def price_sample(seeds, *, family: str = "synthetic", **sizes) -> pd.DataFrame:

@@ -49,6 +49,10 @@ import numpy as np
 import pandas as pd
 
 from dlsched import registry
+from dlsched.core.comparison import as_dict, as_int, paper_rows, scorecard, with_ours
+from dlsched.core.comparison import number as _num
+from dlsched.core.comparison import require_columns as _frame
+from dlsched.core.comparison import verdict as _verdict
 from dlsched.core.simulator import simulate
 from dlsched.pdors.model import min_durations
 
@@ -139,23 +143,6 @@ RUN_KEYS: tuple[str, ...] = ("policy", "n_jobs", "n_machines", "T", "seed")
 _SIZES = {"n_jobs": 50, "n_machines": 100, "T": 20}
 
 
-def _as_int(params: Mapping[str, object], key: str, default: int, lo: int) -> int:
-    value = params.get(key, default)
-    ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-    if not ok or value < lo:
-        raise ValueError(f"job_run: {key} must be an integer >= {lo}, got {value!r}")
-    return int(value)
-
-
-def _as_dict(params: Mapping[str, object], key: str) -> dict[str, object]:
-    value = params.get(key)
-    if value is None:
-        return {}
-    if isinstance(value, Mapping) and all(isinstance(k, str) for k in value):
-        return dict(value)
-    raise ValueError(f"job_run: {key} must be a dict with str keys, got {value!r}")
-
-
 def _read(params: object) -> tuple[str, int, dict[str, object], dict[str, object]]:
     """Validated ``(policy, seed, workload kwargs, policy kwargs)`` of :func:`job_run`."""
     if not isinstance(params, Mapping):
@@ -169,13 +156,13 @@ def _read(params: object) -> tuple[str, int, dict[str, object], dict[str, object
     policy = params["policy"]
     if policy not in POLICIES:
         raise ValueError(f"job_run: policy must be one of {POLICIES}, got {policy!r}")
-    seed = _as_int(params, "seed", 0, 0)
-    wkw = _as_dict(params, "workload")
+    seed = as_int(params, "seed", 0, 0, "job_run")
+    wkw = as_dict(params, "workload", "job_run")
     for key, default in _SIZES.items():
         if key in wkw:
             raise ValueError(f"job_run: give {key!r} as a parameter, not inside 'workload'")
-        wkw[key] = _as_int(params, key, default, 1)
-    return str(policy), seed, wkw, _as_dict(params, "policy_params")
+        wkw[key] = as_int(params, key, default, 1, "job_run")
+    return str(policy), seed, wkw, as_dict(params, "policy_params", "job_run")
 
 
 # ------------------------------------------------------------------------------- the experiment
@@ -278,15 +265,6 @@ def job_run(params: Mapping[str, object]) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------------------- aggregation
-
-
-def _frame(df: object, cols: Sequence[str], what: str) -> pd.DataFrame:
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"{what}: expected a DataFrame, got {type(df).__name__}")
-    absent = [c for c in cols if c not in df.columns]
-    if absent:
-        raise ValueError(f"{what}: missing column(s) {absent}; have {list(df.columns)}")
-    return df
 
 
 def _keys(df: pd.DataFrame, by: str | Sequence[str] | None) -> list[str]:
@@ -619,32 +597,7 @@ def paper_table(figure: str) -> pd.DataFrame:
     ValueError
         If ``figure`` is not a key of :data:`PAPER`.
     """
-    if figure not in PAPER:
-        raise ValueError(f"figure must be one of {sorted(PAPER)}, got {figure!r}")
-    return pd.DataFrame(PAPER[figure], columns=["quantity", "paper"])
-
-
-def _num(v: float) -> str:
-    """Rounded for tables: whole numbers from 100 on, else three significant digits."""
-    v = float(v)
-    if not math.isfinite(v):
-        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
-    return f"{v:.0f}" if abs(v) >= 100 else f"{v:.3g}"
-
-
-def _verdict(flags: Sequence[bool]) -> str:
-    """``yes`` if all, ``no`` if none, ``partly`` otherwise (``-`` for no data)."""
-    if len(flags) == 0:
-        return "-"
-    n = sum(bool(f) for f in flags)
-    return "yes" if n == len(flags) else ("no" if n == 0 else "partly")
-
-
-def _with(figure: str, ours: Sequence[str], match: Sequence[str]) -> pd.DataFrame:
-    table = paper_table(figure)
-    if len(ours) != len(table) or len(match) != len(table):
-        raise AssertionError(f"{figure}: {len(table)} paper rows, {len(ours)}/{len(match)} ours")
-    return table.assign(ours=list(ours), match=list(match))
+    return paper_rows(PAPER, figure)
 
 
 def _baseline_rows(means: pd.DataFrame, x: str) -> tuple[list[str], list[str]]:
@@ -851,38 +804,6 @@ def fig10_comparison(per_run: pd.DataFrame, *, setting: str = "", min_finished: 
     return _with("fig10", [setting, f"{best} ({values}; slots)", counts], ["-", verdict, "-"])
 
 
-def scorecard(comparisons: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """Collect the judged claims (``match`` other than ``"-"``) of several comparison tables.
-
-    Parameters
-    ----------
-    comparisons : Mapping[str, pandas.DataFrame]
-        Label (e.g. ``"Fig. 6"``) -> output of a ``figN_comparison`` function.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``figure``, ``quantity``, ``paper``, ``match`` for each judged claim, figures in the
-        order given; empty (with those columns) when nothing was judged.
-
-    Raises
-    ------
-    TypeError
-        If a table is not a DataFrame.
-    ValueError
-        If a table lacks ``quantity``, ``paper`` or ``match``.
-    """
-    rows = [
-        {"figure": str(label), "quantity": q, "paper": p, "match": m}
-        for label, table in comparisons.items()
-        for q, p, m in _frame(table, ["quantity", "paper", "match"], "scorecard")[
-            ["quantity", "paper", "match"]
-        ].itertuples(index=False)
-        if m != "-"
-    ]
-    return pd.DataFrame(rows, columns=["figure", "quantity", "paper", "match"])
-
-
 # ------------------------------------------------------------------------------- figures
 
 
@@ -969,3 +890,7 @@ def training_time_figure(per_run: pd.DataFrame, *, title: str = ""):
     if title:
         ax.set_title(title)
     return fig
+
+
+def _with(figure: str, ours: Sequence[str], match: Sequence[str]) -> pd.DataFrame:
+    return with_ours(paper_table(figure), ours, match, figure)
