@@ -19,6 +19,14 @@ Implemented here:
   units, Eq. (1) durations, the instance arrays, and the Sec. VI workload (registered as
   ``"aonline"``; Philly GPUs per edge server, or a documented stand-in). The job model is
   :class:`dlsched.core.jobs.AOnlineModel` (Eq. (1), (2a)-(2f)).
+* :mod:`dlsched.aonline.policy` -- A_online (Alg. 1, time points :math:`\tau_i = 2^{i-1}`),
+  A_maxsche (Alg. 2), COST_C (Alg. 3), COST_D (Alg. 4), prices (7)-(8) (registered ``"aonline"``).
+* :mod:`dlsched.aonline.baselines` -- BatchSche and Preemptive (``"batchsche"``,
+  ``"preemptive"``); FIFO and DRF are the shared ones (:mod:`dlsched.baselines`).
+* :mod:`dlsched.aonline.offline` -- the offline optimum of (2)-(2l) as a MILP (HiGHS).
+* :mod:`dlsched.aonline.checks` -- spec section 11 as check functions (notebook 41).
+* :mod:`dlsched.aonline.experiments` / :mod:`dlsched.aonline.explain` -- Figs. 3-14 (notebook 42)
+  and the model notebook's tables (notebook 40).
 
 Symbols (paper -> code):
 
@@ -47,5 +55,10 @@ paper                           code
                                 violation ``fixed_allocation``
 (2g)-(2h), (2i)                 checker violations ``capacity``, ``transfer_delay``
 :math:`T`                       ``workload.params["T"]``
+:math:`\tau_i`                   :func:`~dlsched.aonline.policy.time_point`
+:math:`\lambda_{su}, \mu_{sv}`   :func:`~dlsched.aonline.policy.price` ((7)-(8), ``price_reading``)
+:math:`\theta_1, \theta_2`       :func:`~dlsched.aonline.policy.theta`; ``AOnline.theta1`` / ``.theta2``
+:math:`F_1, F_2`                ``AOnline.F1`` / ``.F2``
+:math:`\eta_j`                  job-table column ``eta`` (payoff :math:`w_j` - cost (9))
 ==============================  =================================================================
 """
