@@ -55,9 +55,9 @@ paper                           code
                                 violation ``fixed_allocation``
 (2g)-(2h), (2i)                 checker violations ``capacity``, ``transfer_delay``
 :math:`T`                       ``workload.params["T"]``
-:math:`\tau_i`                   :func:`~dlsched.aonline.policy.time_point`
-:math:`\lambda_{su}, \mu_{sv}`   :func:`~dlsched.aonline.policy.price` ((7)-(8), ``price_reading``)
-:math:`\theta_1, \theta_2`       :func:`~dlsched.aonline.policy.theta`; ``AOnline.theta1`` / ``.theta2``
+:math:`\tau_i`                  :func:`~dlsched.aonline.policy.time_point`
+:math:`\lambda_{su}, \mu_{sv}`  :func:`~dlsched.aonline.policy.price` ((7)-(8), ``price_reading``)
+:math:`\theta_1, \theta_2`      :func:`~dlsched.aonline.policy.theta`; ``AOnline.theta1`` / ``.theta2``
 :math:`F_1, F_2`                ``AOnline.F1`` / ``.F2``
 :math:`\eta_j`                  job-table column ``eta`` (payoff :math:`w_j` - cost (9))
 ==============================  =================================================================
