@@ -34,6 +34,8 @@ POLICIES: dict[str, str] = {
     "aonline": "dlsched.aonline.policy:AOnline",
     "batchsche": "dlsched.aonline.baselines:BatchSche",
     "preemptive": "dlsched.aonline.baselines:Preemptive",
+    "specon": "dlsched.specon.policy:SpeCon",
+    "k8s_default": "dlsched.specon.policy:K8sDefault",
 }
 """Policy name -> ``module:class``."""
 
@@ -47,6 +49,7 @@ WORKLOADS: dict[str, str] = {
     "optimus": "dlsched.optimus.workload:optimus_workload",
     "pdors": "dlsched.pdors.model:pdors_workload",
     "aonline": "dlsched.aonline.model:aonline_workload",
+    "specon": "dlsched.specon.model:specon_workload",
 }
 """Workload name -> ``module:function(rng, **params)``."""
 

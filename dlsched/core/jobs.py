@@ -650,12 +650,17 @@ class OptimusModel(JobModel):
 class SpeconModel(JobModel):
     r"""SpeCon (Sec. V): one training container per job, time-sharing CPU on its node.
 
-    The container asks for ``worker_demand[cpu_resource]`` cores. On a node whose containers ask
-    for more cores than it has, every container gets the same fraction
-    :math:`\min(1, C_{node}/\sum\text{demand})` of its demand (proportional sharing). Progress is
-    in core-seconds: :math:`\text{demand}\times\text{share}\times` slot seconds. Moving the
-    container to another node costs ``migration_pause`` seconds (save, transfer, resume; SpeCon
-    Fig. 2). The CPU resource must be listed as compressible in the cluster.
+    The container asks for ``worker_demand[cpu_resource]`` cores. Only the fraction
+    ``cpu_usable`` of a node's cores serves containers (SpeCon l. 406: CPU usage "tops at around
+    80%" because Kubernetes reserves the rest; 1.0 = all cores). On a node whose containers ask
+    for more than :math:`C^{use} = \text{cpu\_usable}\times C_{node}`, every container gets the
+    same fraction :math:`\min(1, C^{use}/\sum\text{demand})` of its demand (proportional
+    sharing; with identical demands :math:`d` this is the equal split :math:`C^{use}/n` when
+    :math:`d = C^{use}`, and the water-filled cap :math:`\min(\kappa, C^{use}/n)` when
+    :math:`d = \kappa`: spec ``specon.md`` section 3.3). :meth:`cores` returns that share.
+    Progress is in core-seconds: cores :math:`\times` slot seconds. Moving the container to
+    another node costs ``migration_pause`` seconds (save, transfer, resume; SpeCon Figs. 2-3).
+    The CPU resource must be listed as compressible in the cluster.
     """
 
     work: float
@@ -663,13 +668,16 @@ class SpeconModel(JobModel):
     cpu_resource: str = "cpu"
     loss: LossCurve | None = None
     work_per_epoch: float = 0.0
+    cpu_usable: float = 1.0
     kind: ClassVar[str] = "specon"
     work_unit: ClassVar[str] = "core-seconds"
     work_known: ClassVar[bool] = False
     needs_ps: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
-        _validate_fields(self, positive=("work",), nonneg=("migration_pause", "work_per_epoch"))
+        _validate_fields(self, positive=("work", "cpu_usable"), nonneg=("migration_pause", "work_per_epoch"))
+        if self.cpu_usable > 1:
+            raise ValueError(f"SpeconModel.cpu_usable must be in (0, 1], got {self.cpu_usable!r}")
         if self.loss is not None and not isinstance(self.loss, LossCurve):
             raise TypeError(f"SpeconModel.loss must be a LossCurve or None, got {type(self.loss).__name__}")
 
@@ -681,15 +689,22 @@ class SpeconModel(JobModel):
     def max_workers(self) -> int:
         return 1
 
-    def rate(self, spec, placement, ctx) -> float:
+    def cores(self, spec, placement, ctx) -> float:
+        """Cores the container gets on its node under ``ctx.load`` (0 when not placed)."""
         if placement.n_workers == 0:
             return 0.0
         ((s, _),) = placement.workers
         r = ctx.cluster.resource_index(self.cpu_resource)
         demand = spec.worker_demand.get(self.cpu_resource, 0.0)
+        usable = self.cpu_usable * ctx.cluster.capacity[s, r]
+        if usable <= 0:
+            return 0.0
         load = ctx.load[s, r]
-        share = 1.0 if load <= ctx.cluster.capacity[s, r] else ctx.cluster.capacity[s, r] / load
-        return demand * share * ctx.cluster.slot_seconds
+        share = 1.0 if load <= usable else usable / load
+        return demand * share
+
+    def rate(self, spec, placement, ctx) -> float:
+        return self.cores(spec, placement, ctx) * ctx.cluster.slot_seconds
 
     def switch_pause(self, previous, new) -> float:
         if previous.is_empty or new.is_empty or previous.servers == new.servers:

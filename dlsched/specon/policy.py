@@ -1,0 +1,664 @@
+r"""SpeCon's Algorithms 1-3 and the Kubernetes default scheduler DS, as engine policies.
+
+Y. Mao, Y. Fu, W. Zheng, L. Cheng, Q. Liu, D. Tao, "Speculative Container Scheduling for Deep
+Learning Applications in a Kubernetes Cluster", arXiv:2010.11307 (IEEE Systems Journal 2021).
+The reading implemented is ``shared/spec/specon.md`` section 4 (Algorithms 1-3 with the seed's
+line numbers; the code comments ``A1 l. N`` / ``A2 l. N`` / ``A3 l. N`` cite them) and section 5
+(DS). Every [R] reading of the spec is a constructor parameter of :class:`SpeCon`.
+
+Both policies use only the engine's policy protocol: a container is a one-worker
+:class:`~dlsched.core.schedule.Placement` on one node; a migration is a placement that moves to
+another node, paying the job model's :meth:`~dlsched.core.jobs.JobModel.switch_pause` plus
+``extra_pause`` (given to the engine as :attr:`Decision.pause`). The policy asks to be woken at
+the next monitor tick or rebalance tick (``Decision.wakeup``).
+
+=====================================  =====================================================
+paper symbol                           code
+=====================================  =====================================================
+:math:`w_i \in W`                      server index ``s`` of the cluster
+:math:`c_j`                            job ``j`` (one container)
+:math:`PC, WC, CC`                     ``"PC"``, ``"WC"``, ``"CC"`` (:attr:`_Container.cat`)
+:math:`\alpha`                         ``alpha``
+:math:`t_m - t_{m-1}`                  ``interval`` (seconds)
+:math:`E_{w_i,c_j}(t)`                 ``model.evaluation(work_done)`` (normalised: ``gain_norm``)
+:math:`G_{w_i,c_j}(t)`                 :attr:`_Container.g_prev` after a tick
+:math:`w_{pc}, w_{wc}, w_{cc}`         ``w_pc``, ``w_wc``, ``w_cc`` (2, 1.5, 1; l. 322)
+:math:`S_{w_j}`                        :meth:`SpeCon.scores`
+:math:`R(w_j, t)`                      :meth:`SpeCon.resource_consumption` (``resource``)
+:math:`t_{c_j}`, :math:`d_{c_j}`       :attr:`_Container.t_mark`, ``t - t_mark``
+:math:`bf`                             ``bf`` in :meth:`SpeCon._rebalance`
+``migrated``, ``rebalanced``           :attr:`_Container.migrated`, :attr:`_Container.rebalanced`
+=====================================  =====================================================
+
+Notes [N] (ours, not the paper's): a worker whose memory cannot hold the container is not a
+candidate of Alg. 2 / a target of Alg. 3 (memory is a capacity check only, spec 3.3). With
+``alpha = 0`` no tick can change anything (Alg. 1 l. 6 needs :math:`G < 0`), so the policy asks
+for no wake-ups and its run is arithmetically identical to DS; with ``migrate=False`` the ticks
+still run (the category log is kept), so completion times match DS's up to float rounding of
+the engine's progress sums.
+
+The policy keeps a log in :attr:`SpeCon.events` and :attr:`SpeCon.transitions` (lists of dicts,
+times in slots). ``events`` kinds: ``stay`` (Alg. 2 l. 8-10, with the scores), ``request``
+(Alg. 2 chose another worker, with the scores) followed by ``M`` (the move), ``R`` (an Alg. 3
+move, with ``branch``, ``bf`` and the target's count before it), ``stay_disabled`` /
+``rebalance_disabled`` (a move not made because ``migrate=False``). ``transitions``: ``job``,
+``from``, ``to`` categories.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import ClassVar
+
+import numpy as np
+
+from dlsched.core.jobs import RateContext
+from dlsched.core.policy import BasePolicy, ClusterView, JobView
+from dlsched.core.schedule import Decision, Placement, server_usage
+
+__all__ = ["K8sDefault", "SpeCon", "CASCADES", "GAIN_NORMS", "REBALANCE_TRIGGERS"]
+
+CASCADES = ("none", "cc_request", "full")
+"""Valid ``cascade=`` values (spec A2)."""
+GAIN_NORMS = ("first", "minmax", "previous")
+"""Valid ``gain_norm=`` values (spec A3)."""
+FIRST_ROUNDS = ("warmup", "inf")
+"""Valid ``first_round=`` values (spec A4)."""
+REQUEST_SCOPES = ("cluster", "worker")
+"""Valid ``request_scope=`` values (spec A5)."""
+MONITOR_CLOCKS = ("per_container", "global")
+"""Valid ``monitor_clock=`` values (spec A7)."""
+RESOURCES = ("cpu", "containers", "memory")
+"""Valid ``resource=`` values (spec B3)."""
+SCORE_MODES = ("count", "cpu_weighted")
+"""Valid ``score_mode=`` values (spec B5)."""
+REBALANCE_TRIGGERS = ("periodic", "on_completion", "all_converged", "never")
+"""Valid ``rebalance_trigger=`` values (spec C1; ``never`` disables Algorithm 3)."""
+MARK_TIMES = ("marked_migrated", "entered_cc")
+"""Valid ``t_cj=`` values (spec C2)."""
+MOVE_LIMITS = ("once_total", "once_per_algorithm")
+"""Valid ``move_limit=`` values (spec C3)."""
+REBALANCE_SOURCES = ("any", "above_bf")
+"""Valid ``rebalance_source=`` values (spec C4)."""
+BRANCH2 = ("prose", "literal_nested")
+"""Valid ``branch2=`` values (spec C5)."""
+
+
+def _number(value, what: str, *, lo: float | None = None, hi: float | None = None, strict_lo=False):
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+    if not ok or not math.isfinite(float(value)):
+        raise ValueError(f"{what} must be a finite number, got {value!r}")
+    x = float(value)
+    if lo is not None and (x <= lo if strict_lo else x < lo):
+        raise ValueError(f"{what} must be {'>' if strict_lo else '>='} {lo:g}, got {value!r}")
+    if hi is not None and x > hi:
+        raise ValueError(f"{what} must be <= {hi:g}, got {value!r}")
+    return x
+
+
+def _choice(value, what: str, allowed) -> str:
+    if value not in allowed:
+        raise ValueError(f"{what} must be one of {tuple(allowed)}, got {value!r}")
+    return str(value)
+
+
+def _host(p: Placement) -> int:
+    ((s, _),) = p.workers
+    return int(s)
+
+
+# ------------------------------------------------------------------------------------- DS
+
+
+class K8sDefault(BasePolicy):
+    r"""DS, the Kubernetes default scheduler with the paper's fixed, even initial placement.
+
+    SpeCon l. 322: "a fixed initial container placement, where workload are evenly distributed
+    based on the number of containers, for both DS and SpeCon"; l. 400: containers 1-4 on
+    Worker-1..4, then 5-8 rotate again. The :math:`k`-th launched container (launch order, ties by
+    job id) goes to node :math:`(k-1) \bmod |W|` and stays there until it finishes: DS moves a
+    pod only when its node fails (l. 400), never here. Each job is admitted at launch with one
+    worker. [N] If the pinned node lacks memory for the container it waits (pending) until it
+    fits, as a pod with a fixed node name would.
+    """
+
+    name: ClassVar[str] = "k8s_default"
+
+    def __init__(self) -> None:
+        pass
+
+    def reset(self, cluster, rng) -> None:
+        """Forget all state."""
+        super().reset(cluster, rng)
+        self._launched = 0
+        self._node: dict[int, int] = {}
+        self._placement: dict[int, Placement] = {}
+
+    def _place_new(self, t: int, view: ClusterView) -> tuple[set[int], list[int]]:
+        """Pin newly launched jobs to their round-robin node and start those that fit.
+
+        Returns the admitted job ids and the jobs started now (launch order)."""
+        n = self.cluster.n_servers
+        for v in view.jobs.values():  # (arrival, job_id) order
+            if v.job_id not in self._node:
+                self._node[v.job_id] = self._launched % n
+                self._launched += 1
+        for j in list(self._placement):
+            if j not in view.jobs:
+                del self._placement[j]
+        used = server_usage(self.cluster, self._specs, self._placement)
+        hard = self.cluster.hard
+        admit: set[int] = set()
+        started: list[int] = []
+        for v in view.pending():
+            s = self._node[v.job_id]
+            need = self.cluster.vector(v.spec.worker_demand, f"job {v.job_id} worker_demand")
+            if np.all((used[s] + need)[hard] <= self.cluster.capacity[s][hard] + 1e-9):
+                used[s] += need
+                admit.add(v.job_id)
+                started.append(v.job_id)
+                self._placement[v.job_id] = Placement.of({s: 1})
+        return admit, started
+
+    def decide(self, t: int, view: ClusterView) -> Decision:
+        """Admit and pin new containers; keep every running container where it is."""
+        self._specs = {j: v.spec for j, v in view.jobs.items()}
+        admit, _ = self._place_new(t, view)
+        return Decision(allocations=dict(self._placement), admit=admit)
+
+
+# ------------------------------------------------------------------------------------ SpeCon
+
+
+@dataclass
+class _Container:
+    """Per-container state of Algorithm 1 (monitor), 2 (mark) and 3 (rebalance flag)."""
+
+    launch: int
+    next_tick: int
+    e_prev: float | None = None  # E(t_{m-1}) (normalised)
+    g_prev: float | None = None  # G(t_{m-1})
+    cat: str = "PC"  # A1 l. 2: every container starts in PC
+    migrated: bool = False  # A1 l. 2
+    rebalanced: bool = False  # A3 l. 16
+    moved_by: str = ""  # "M" (Alg. 2), "R" (Alg. 3), "MR"
+    t_mark: int | None = None  # t_{c_j}
+    t_cc: int | None = None  # slot of entering CC (t_cj="entered_cc")
+    pause_end: int = 0  # slot at which a migration pause ends
+
+
+class SpeCon(K8sDefault):
+    r"""SpeCon: Container Monitor (Alg. 1), Speculative Scheduling (Alg. 2), Rebalance (Alg. 3).
+
+    Initial placement is DS's (:class:`K8sDefault`, l. 322). Then every container not yet marked
+    ``migrated`` is categorised every ``interval`` seconds (Alg. 1); a converged (CC) container
+    requests a reallocation when enough others still progress (Alg. 1 l. 15-16); the manager
+    moves it to the worker with the lowest category-weighted score (Alg. 2) and rebalances idle
+    or light workers (Alg. 3).
+
+    Parameters
+    ----------
+    alpha : float
+        Categorisation threshold :math:`\alpha` in [0, 1] (Alg. 1 l. 1; 0.01 in Fig. 5, l. 326).
+        0 means no container is ever slow (no :math:`G < 0`): SpeCon then equals DS.
+    interval : float
+        Categorisation interval :math:`t_m - t_{m-1}` in seconds (> 0; 30 s, l. 326). Rounded to
+        whole slots (at least one).
+    w_pc, w_wc, w_cc : float
+        Category weights of Alg. 2 l. 3 (> 0; 2, 1.5, 1, l. 322).
+    cascade : {"none", "cc_request", "full"}
+        Spec A2: transitions per qualifying tick (Alg. 1 l. 7-16 as one transition per tick;
+        WC -> CC with the request on the same tick; the literal sibling ``if`` cascade).
+    gain_norm : {"first", "minmax", "previous"}
+        Spec A3: :math:`E/E_{first}`; :math:`(E - E_{min})/(E_{max}-E_{min})` over the job's
+        whole curve (an oracle; models with a ``curve`` only); :math:`|\Delta E|/E(t_{m-1})`.
+    first_round : {"warmup", "inf"}
+        Spec A4: the first tick only records :math:`G(t_1)`; or :math:`G(t_0) = +\infty`.
+    request_scope : {"cluster", "worker"}
+        Spec A5: sets of Alg. 1 l. 15 (:math:`|PC| + |WC| > 1`) over the cluster or the worker.
+    monitor_clock : {"per_container", "global"}
+        Spec A7: ticks at :math:`a_j + m\Delta` or at :math:`m\Delta`.
+    count_self : bool
+        Spec B2: the requesting container counts in its host's :math:`CC` in Alg. 2 l. 3.
+    resource : {"cpu", "containers", "memory"}
+        Spec B3: :math:`R(w, t)` ranking several minimum-score workers (Alg. 2 l. 18); ties then
+        go to the lowest worker index.
+    score_mode : {"count", "cpu_weighted"}
+        Spec B5: Alg. 2 l. 3 on counts, or :math:`\sum_c w_{cat(c)} u_c` with :math:`u_c` the CPU
+        use of :math:`c` in % of its node.
+    rebalance_trigger : {"periodic", "on_completion", "all_converged", "never"}
+        Spec C1: when Alg. 3 runs (every ``rebalance_interval`` s on the manager clock; after
+        a completion; when every active container is in CC; never).
+    rebalance_interval : float
+        Seconds between periodic rebalances (> 0; 20 s, spec C1).
+    t_cj : {"marked_migrated", "entered_cc"}
+        Spec C2: what :math:`t_{c_j}` of Alg. 3 l. 1 is, and so which containers are in :math:`D`.
+    move_limit : {"once_total", "once_per_algorithm"}
+        Spec C3: a container moves at most once overall (l. 182), or once per algorithm.
+    rebalance_source : {"any", "above_bf"}
+        Spec C4: branch 1 takes the global min-:math:`d` container, or only from workers with
+        :math:`|w| > bf`.
+    branch2 : {"prose", "literal_nested"}
+        Spec C5: reading of Alg. 3 l. 19-31.
+    migrate : bool
+        False: Algorithms 1-3 run and log, but no container ever moves (SpeCon then equals DS).
+    extra_pause : float
+        Seconds added to the job model's own migration pause on each move (finite, >= 0; given to
+        the engine as ``Decision.pause``).
+
+    Raises
+    ------
+    ValueError
+        A bad parameter (naming the field and the value); at run time a move whose pause is not
+        finite.
+    """
+
+    name: ClassVar[str] = "specon"
+    workload_defaults: ClassVar[Mapping[str, object]] = MappingProxyType({})
+
+    def __init__(
+        self,
+        alpha: float = 0.01,
+        interval: float = 30.0,
+        w_pc: float = 2.0,
+        w_wc: float = 1.5,
+        w_cc: float = 1.0,
+        cascade: str = "none",
+        gain_norm: str = "first",
+        first_round: str = "warmup",
+        request_scope: str = "cluster",
+        monitor_clock: str = "per_container",
+        count_self: bool = True,
+        resource: str = "cpu",
+        score_mode: str = "count",
+        rebalance_trigger: str = "periodic",
+        rebalance_interval: float = 20.0,
+        t_cj: str = "marked_migrated",
+        move_limit: str = "once_total",
+        rebalance_source: str = "any",
+        branch2: str = "prose",
+        migrate: bool = True,
+        extra_pause: float = 0.0,
+    ) -> None:
+        self.alpha = _number(alpha, "specon.alpha", lo=0.0, hi=1.0)
+        self.interval = _number(interval, "specon.interval", lo=0.0, strict_lo=True)
+        self.w_pc = _number(w_pc, "specon.w_pc", lo=0.0, strict_lo=True)
+        self.w_wc = _number(w_wc, "specon.w_wc", lo=0.0, strict_lo=True)
+        self.w_cc = _number(w_cc, "specon.w_cc", lo=0.0, strict_lo=True)
+        self.cascade = _choice(cascade, "specon.cascade", CASCADES)
+        self.gain_norm = _choice(gain_norm, "specon.gain_norm", GAIN_NORMS)
+        self.first_round = _choice(first_round, "specon.first_round", FIRST_ROUNDS)
+        self.request_scope = _choice(request_scope, "specon.request_scope", REQUEST_SCOPES)
+        self.monitor_clock = _choice(monitor_clock, "specon.monitor_clock", MONITOR_CLOCKS)
+        for f, v in (("count_self", count_self), ("migrate", migrate)):
+            if not isinstance(v, (bool, np.bool_)):
+                raise ValueError(f"specon.{f} must be a bool, got {v!r}")
+        self.count_self = bool(count_self)
+        self.migrate = bool(migrate)
+        self.resource = _choice(resource, "specon.resource", RESOURCES)
+        self.score_mode = _choice(score_mode, "specon.score_mode", SCORE_MODES)
+        self.rebalance_trigger = _choice(rebalance_trigger, "specon.rebalance_trigger", REBALANCE_TRIGGERS)
+        self.rebalance_interval = _number(
+            rebalance_interval, "specon.rebalance_interval", lo=0.0, strict_lo=True
+        )
+        self.t_cj = _choice(t_cj, "specon.t_cj", MARK_TIMES)
+        self.move_limit = _choice(move_limit, "specon.move_limit", MOVE_LIMITS)
+        self.rebalance_source = _choice(rebalance_source, "specon.rebalance_source", REBALANCE_SOURCES)
+        self.branch2 = _choice(branch2, "specon.branch2", BRANCH2)
+        if isinstance(extra_pause, (int, float, np.number)) and not isinstance(extra_pause, bool):
+            if math.isinf(float(extra_pause)):
+                raise ValueError(
+                    f"specon.extra_pause must be finite, got {extra_pause!r}: a moved container "
+                    "would never resume, and SpeCon has no cost test that would stop it moving"
+                )
+        self.extra_pause = _number(extra_pause, "specon.extra_pause", lo=0.0)
+
+    @property
+    def weights(self) -> dict[str, float]:
+        """Category weights of Alg. 2 l. 3."""
+        return {"PC": self.w_pc, "WC": self.w_wc, "CC": self.w_cc}
+
+    # ------------------------------------------------------------------------------- lifecycle
+    def reset(self, cluster, rng) -> None:
+        """Forget all state; convert the intervals to slots."""
+        super().reset(cluster, rng)
+        slot = cluster.slot_seconds
+        self._dt = max(1, int(round(self.interval / slot)))
+        self._dt_rebalance = max(1, int(round(self.rebalance_interval / slot)))
+        self._state: dict[int, _Container] = {}
+        self._span: dict[int, float] = {}
+        self._next_rebalance = self._dt_rebalance
+        self.events: list[dict] = []
+        self.transitions: list[dict] = []
+
+    # --------------------------------------------------------------------- evaluation function
+    @staticmethod
+    def _evaluation(v: JobView, work: float) -> float:
+        """:math:`E_{c_j}` after ``work`` units (l. 168; the value of the last finished step)."""
+        m = v.spec.model
+        if hasattr(m, "evaluation"):
+            return float(m.evaluation(work))
+        loss, wpe = getattr(m, "loss", None), getattr(m, "work_per_epoch", 0.0)
+        if loss is None or not wpe:
+            raise ValueError(
+                f"specon: job {v.job_id} ({type(m).__name__}) has no evaluation function "
+                "(a loss curve) for Algorithm 1 to read"
+            )
+        return float(loss(max(1, math.floor(work / wpe + 1e-9))))
+
+    def _normalised(self, v: JobView, work: float) -> float:
+        e = self._evaluation(v, work)
+        if self.gain_norm == "first":  # spec A3 default: E / E_first
+            first = self._evaluation(v, 0.0)
+            return e / first if first else e
+        if self.gain_norm == "minmax":  # oracle: whole curve
+            j = v.job_id
+            if j not in self._span:
+                m = v.spec.model
+                if not hasattr(m, "curve"):
+                    raise ValueError(f"specon.gain_norm='minmax' needs jobs with a curve; job {j} has none")
+                from dlsched.specon.model import curve_losses
+
+                seg = curve_losses(m.curve)[: int(m.total_work)]
+                self._span[j] = (float(seg.min()), float(seg.max() - seg.min()) or 1.0)
+            lo, span = self._span[j]
+            return (e - lo) / span
+        return e  # "previous": G divides by E(t_{m-1}) below
+
+    def _gain(self, e_now: float, e_prev: float) -> float:
+        """A1 l. 5 (Eq. (1) with the absolute value)."""
+        g = abs(e_now - e_prev)
+        if self.gain_norm == "previous":
+            return g / abs(e_prev) if e_prev else g
+        return g
+
+    # --------------------------------------------------------------------------------- helpers
+    def _first_tick(self, launch: int) -> int:
+        if self.monitor_clock == "per_container":  # spec A7: t_m = a_j + m * Delta
+            return launch + self._dt
+        return (launch // self._dt + 1) * self._dt
+
+    def _counts(self) -> np.ndarray:
+        """:math:`|w_i|`: active containers per node (incl. those pausing towards it)."""
+        n = np.zeros(self.cluster.n_servers, dtype=int)
+        for p in self._placement.values():
+            n[_host(p)] += 1
+        return n
+
+    def _cat_sets(self, s: int | None = None) -> dict[str, list[int]]:
+        out: dict[str, list[int]] = {"PC": [], "WC": [], "CC": []}
+        for j, p in self._placement.items():
+            if s is None or _host(p) == s:
+                out[self._state[j].cat].append(j)
+        return out
+
+    def _context(self, view: ClusterView) -> RateContext:
+        return RateContext(self.cluster, server_usage(self.cluster, self._specs, self._placement))
+
+    def scores(self, view: ClusterView, exclude: int | None = None) -> np.ndarray:
+        """:math:`S_{w_j}` of every worker (Alg. 2 l. 2-3; ``exclude``: a job left out, B2)."""
+        S = np.zeros(self.cluster.n_servers)
+        ctx = self._context(view) if self.score_mode == "cpu_weighted" else None
+        r = self.cluster.resource_index("cpu") if ctx is not None else 0
+        for j, p in self._placement.items():
+            if j == exclude:
+                continue
+            s = _host(p)
+            w = self.weights[self._state[j].cat]
+            if ctx is None:
+                S[s] += w  # A2 l. 3: |PC| w_pc + |WC| w_wc + |CC| w_cc
+            else:  # spec B5 option: CPU use in % of the node
+                spec = self._specs[j]
+                cores = spec.model.cores(spec, p, ctx) if hasattr(spec.model, "cores") else 0.0
+                S[s] += w * 100.0 * cores / float(self.cluster.capacity[s, r])
+        return S
+
+    def resource_consumption(self, view: ClusterView, s: int) -> float:
+        r""":math:`R(w_s, t)` (spec B3): CPU used / usable, containers, or memory used / capacity."""
+        if self.resource == "containers":
+            return float(self._counts()[s])
+        used = server_usage(self.cluster, self._specs, self._placement)
+        name = "cpu" if self.resource == "cpu" else "mem"
+        r = self.cluster.resource_index(name)
+        cap = float(self.cluster.capacity[s, r])
+        if name == "cpu":
+            usable = cap
+            models = [self._specs[j].model for j, p in self._placement.items() if _host(p) == s]
+            if models and hasattr(models[0], "cpu_usable"):
+                usable = models[0].cpu_usable * cap
+            return min(float(used[s, r]), usable) / usable if usable > 0 else 0.0
+        return float(used[s, r]) / cap if cap > 0 else 0.0
+
+    def _fits(self, view: ClusterView, j: int, s: int) -> bool:
+        """Memory (non-compressible resources) of node ``s`` has room for container ``j``."""
+        others = {k: p for k, p in self._placement.items() if k != j}
+        used = server_usage(self.cluster, self._specs, others)
+        need = self.cluster.vector(self._specs[j].worker_demand, f"job {j} worker_demand")
+        hard = self.cluster.hard
+        return bool(np.all((used[s] + need)[hard] <= self.cluster.capacity[s][hard] + 1e-9))
+
+    def _move(self, t: int, view: ClusterView, j: int, target: int, kind: str, pauses: dict, **extra) -> None:
+        """Save c_j, restore it on ``target`` (A2 l. 14-16 / 19-21, A3 l. 15 / 28)."""
+        spec = self._specs[j]
+        prev = self._placement[j]
+        new = Placement.of({target: 1})
+        own = spec.model.switch_pause(prev, new)
+        if not math.isfinite(own):
+            raise ValueError(
+                f"specon: job {j} has an infinite migration pause ({own!r} s): a moved container "
+                "would never finish"
+            )
+        slots = own / self.cluster.slot_seconds + self.extra_pause / self.cluster.slot_seconds
+        self._placement[j] = new
+        if self.extra_pause > 0:
+            pauses[j] = pauses.get(j, 0.0) + self.extra_pause / self.cluster.slot_seconds
+        c = self._state[j]
+        c.pause_end = t + int(math.ceil(slots - 1e-9))
+        c.moved_by += kind
+        self.events.append({"slot": t, "job": j, "event": kind, "from": _host(prev), "to": target, **extra})
+
+    def _set_cat(self, t: int, j: int, new: str) -> None:
+        c = self._state[j]
+        if c.cat != new:
+            self.transitions.append({"slot": t, "job": j, "from": c.cat, "to": new})
+            if new == "CC":
+                c.t_cc = t
+            c.cat = new
+
+    # ------------------------------------------------------------------------- Algorithm 1
+    def _monitor(self, t: int, view: ClusterView, j: int) -> bool:
+        """One tick of Algorithm 1 for container ``j``; True when it requests a reallocation."""
+        c = self._state[j]
+        v = view.jobs[j]
+        e = self._normalised(v, v.work_done)  # A1 l. 4: E(t_m)
+        g = self._gain(e, c.e_prev)  # A1 l. 5
+        g_prev = c.g_prev
+        c.e_prev = e
+        c.g_prev = g
+        if g_prev is None:  # spec A4 "warmup": the first tick only records G(t_1)
+            return False
+        request = False
+        a = self.alpha
+        if g < g_prev and g < a:  # A1 l. 6
+            steps = 3 if self.cascade == "full" else 1
+            for _ in range(steps):
+                if c.cat == "PC":  # A1 l. 7-9
+                    self._set_cat(t, j, "WC")
+                elif c.cat == "WC":  # A1 l. 10-12 ([T]: WC -> CC)
+                    self._set_cat(t, j, "CC")
+                    if self.cascade == "cc_request":
+                        request = self._may_request(j)
+                        break
+                else:  # A1 l. 13-16: remains in CC, request if others still progress
+                    request = self._may_request(j)
+                    break
+                if self.cascade != "full":
+                    break
+        elif g >= g_prev and g < a:  # A1 l. 17-18: stays in its category
+            pass
+        elif g > a:  # A1 l. 19-22: back to PC
+            self._set_cat(t, j, "PC")
+        # G == alpha: no branch (spec A6)
+        return request
+
+    def _may_request(self, j: int) -> bool:
+        """A1 l. 15: :math:`|PC| + |WC| > 1` over the cluster or the worker (spec A5)."""
+        s = _host(self._placement[j]) if self.request_scope == "worker" else None
+        sets = self._cat_sets(s)
+        return len(sets["PC"]) + len(sets["WC"]) > 1
+
+    # ------------------------------------------------------------------------- Algorithm 2
+    def _speculate(self, t: int, view: ClusterView, j: int, pauses: dict) -> None:
+        """Algorithm 2 for container ``j`` on its host (one request)."""
+        here = _host(self._placement[j])
+        S = self.scores(view, exclude=None if self.count_self else j)  # A2 l. 2-3
+        cand = [s for s in range(self.cluster.n_servers) if s == here or self._fits(view, j, s)]
+        smin = min(S[s] for s in cand)  # A2 l. 5
+        T = [s for s in cand if S[s] == smin]  # A2 l. 4-7
+        c = self._state[j]
+        c.migrated = True  # A2 l. 9 / 15 / 20
+        c.t_mark = t
+        info = {"slot": t, "job": j, "scores": tuple(float(x) for x in S), "from": here}
+        if here in T:  # A2 l. 8-10: remains on w_i
+            self.events.append({**info, "event": "stay", "to": here})
+            return
+        if len(T) == 1:  # A2 l. 13-16
+            target = T[0]
+        else:  # A2 l. 17-21: lowest R(w_j, t), then lowest index
+            target = min(T, key=lambda s: (self.resource_consumption(view, s), s))
+        if not self.migrate:
+            self.events.append({**info, "event": "stay_disabled", "to": target})
+            return
+        self.events.append({**info, "event": "request", "to": target})
+        self._move(t, view, j, target, "M", pauses)
+        self._set_cat(t, j, "CC")  # spec B4: joins CC_{w_j}, never recategorised
+
+    # ------------------------------------------------------------------------- Algorithm 3
+    def _in_d(self, t: int, j: int) -> bool:
+        c = self._state[j]
+        if c.rebalanced or t < c.pause_end:
+            return False
+        if self.move_limit == "once_total" and c.moved_by:
+            return False
+        if self.t_cj == "marked_migrated":
+            return c.migrated
+        return c.cat == "CC"
+
+    def _d(self, t: int, j: int) -> int:
+        c = self._state[j]
+        t0 = c.t_mark if self.t_cj == "marked_migrated" else c.t_cc
+        return t - (t0 if t0 is not None else t)
+
+    def _rebalance(self, t: int, view: ClusterView, pauses: dict) -> None:
+        """Algorithm 3 (spec C1-C6)."""
+        n_w = self.cluster.n_servers
+        counts = self._counts()  # A3 l. 2-3: |w_i|, sum
+        total = int(counts.sum())
+        D = {j: self._d(t, j) for j in sorted(self._placement) if self._in_d(t, j)}  # A3 l. 4-6
+        T = [s for s in range(n_w) if counts[s] == 0]  # A3 l. 7-8
+        bf = total // n_w  # A3 l. 9
+
+        def pick(sources, target) -> int | None:  # A3 l. 13 / 25: min d_{c_j} in D
+            keys = [
+                (d, _host(self._placement[j]), j)
+                for j, d in D.items()
+                if _host(self._placement[j]) in sources and self._fits(view, j, target)
+            ]
+            return min(keys)[2] if keys else None
+
+        def go(j: int, target: int, branch: int) -> None:  # A3 l. 14-16 / 28-29
+            D.pop(j)
+            src = _host(self._placement[j])
+            if self.migrate:
+                info = {"branch": branch, "bf": bf, "target_count": int(counts[target])}
+                self._move(t, view, j, target, "R", pauses, **info)
+                counts[src] -= 1
+                counts[target] += 1
+            else:
+                ev = {"slot": t, "job": j, "event": "rebalance_disabled", "from": src, "to": target}
+                self.events.append(ev)
+            self._state[j].rebalanced = True
+            self._state[j].migrated = True
+
+        if T:  # A3 l. 10-18
+            for w in T:
+                if counts[w] < bf:  # A3 l. 12
+                    if self.rebalance_source == "any":
+                        src = {s for s in range(n_w) if s != w}
+                    else:  # spec C4 option
+                        src = {s for s in range(n_w) if counts[s] > bf}
+                    j = pick(src, w)
+                    if j is not None:
+                        go(j, w, 1)
+            return
+        T = [s for s in range(n_w) if counts[s] < bf - 1]  # A3 l. 19-22
+        others = [s for s in range(n_w) if s not in T]
+        if self.branch2 == "prose":  # spec C5 default
+            for w in T:  # A3 l. 26
+                if counts[w] < bf - 1:  # A3 l. 27 ([T]: |w_j|)
+                    j = pick(set(others), w)
+                    if j is not None:
+                        go(j, w, 2)
+        else:  # literal nesting: each w_i not in T sends its own min-d container
+            for s in others:  # A3 l. 23-25
+                for w in T:  # A3 l. 26-29
+                    if counts[w] < bf - 1:
+                        j = pick({s}, w)
+                        if j is not None:
+                            go(j, w, 2)
+                        break
+
+    # ------------------------------------------------------------------------------ decide
+    def decide(self, t: int, view: ClusterView) -> Decision:
+        """One decision point: launches, monitor ticks, requests, then rebalance (spec 7.1)."""
+        self._specs = {j: v.spec for j, v in view.jobs.items()}
+        for j in list(self._state):
+            if j not in view.jobs:
+                del self._state[j]
+        admit, started = self._place_new(t, view)
+        for j in started:  # A1 l. 2: PC, migrated = False; E(t_0) = E_first
+            v = view.jobs[j]
+            c = _Container(launch=t, next_tick=self._first_tick(t))
+            c.e_prev = self._normalised(v, 0.0)
+            if self.first_round == "inf":
+                c.g_prev = math.inf
+            self._state[j] = c
+        pauses: dict[int, float] = {}
+        # A1 l. 3: ticks of unmarked containers due now, in (worker, job) order
+        due = sorted(
+            (_host(self._placement[j]), j)
+            for j, c in self._state.items()
+            if not c.migrated and c.next_tick <= t
+        )
+        requests = []
+        for s, j in due:
+            c = self._state[j]
+            while c.next_tick <= t:
+                c.next_tick += self._dt
+            if self._monitor(t, view, j):  # A1 l. 16: Request-Reallocation
+                requests.append((s, j))
+        for _, j in requests:  # Alg. 2, sequentially in (worker, job) order (spec B4)
+            if not self._state[j].migrated:
+                self._speculate(t, view, j, pauses)
+        if self.rebalance_trigger == "periodic":  # spec C1: manager clock, t = k * interval
+            if t > 0 and t % self._dt_rebalance == 0:
+                self._rebalance(t, view, pauses)
+            self._next_rebalance = (t // self._dt_rebalance + 1) * self._dt_rebalance
+        elif self.rebalance_trigger == "on_completion" and view.completed:
+            self._rebalance(t, view, pauses)
+        elif self.rebalance_trigger == "all_converged" and self._state:
+            if all(self._state[j].cat == "CC" for j in self._placement):
+                self._rebalance(t, view, pauses)
+        ticks = [c.next_tick for c in self._state.values() if not c.migrated]
+        if self.rebalance_trigger == "periodic" and self._placement:
+            ticks.append(self._next_rebalance)
+        wake = min(ticks) if ticks else None
+        if self.alpha == 0:
+            # No G < 0 exists, so Alg. 1 l. 6 never holds: no container leaves PC, none is
+            # marked, D of Alg. 3 stays empty. Ticks would change nothing; skipping them keeps
+            # the engine's arithmetic identical to DS's (spec 8.6: equal job tables).
+            wake = None
+        return Decision(allocations=dict(self._placement), admit=admit, wakeup=wake, pause=pauses)
