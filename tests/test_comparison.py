@@ -76,3 +76,18 @@ def test_milp_status_words():
     words = [solvers.milp_status(OptimizeResult(status=s, message=m)) for s, m in
              [(0, ""), (2, ""), (3, ""), (1, "Iteration limit reached"), (4, "boom")]]
     assert words == ["optimal", "infeasible", "unbounded", "iteration_limit", "error"]
+
+
+def test_rechecked_turns_a_violation_into_the_solver_error():
+    from dlsched.core import solvers
+    from dlsched.core.schedule import ScheduleViolation
+
+    class SolverError(RuntimeError):
+        pass
+
+    def bad(workload, solution):
+        raise ScheduleViolation("capacity", "too much on server 0")
+
+    assert solvers.rechecked(lambda w, s: None, None, "sol", "optimal", SolverError) == "sol"
+    with pytest.raises(SolverError, match=r"reported 'optimal', but .* re-check: .*server 0"):
+        solvers.rechecked(bad, None, "sol", "optimal", SolverError)

@@ -90,7 +90,7 @@ from dlsched.core.jobs import AOnlineModel, JobSpec, RateContext, Workload
 from dlsched.core.replay import ReplayPolicy
 from dlsched.core.schedule import Placement, ScheduleViolation, check_timeline
 from dlsched.core.simulator import SimulationResult, simulate
-from dlsched.core.solvers import milp_status
+from dlsched.core.solvers import milp_status, rechecked
 
 _EPS = 1e-9
 _ROW_TOL = 1e-6
@@ -583,13 +583,7 @@ def solve_offline(
                 f"objective recomputed from the schedules ({objective:g}) differs from the MILP's "
                 f"({milp_obj:g})"
             )
-        try:
-            check_offline_solution(workload, sol)
-        except ScheduleViolation as exc:
-            raise OfflineSolverError(
-                f"scipy.optimize.milp reported {status!r}, but its rounded solution fails the "
-                f"independent re-check: {exc}"
-            ) from exc
+        rechecked(check_offline_solution, workload, sol, status, OfflineSolverError)
     return sol
 
 

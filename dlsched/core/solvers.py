@@ -3,7 +3,7 @@ every wing's offline optimum."""
 
 from __future__ import annotations
 
-__all__ = ["MILP_STATUS", "milp_status"]
+__all__ = ["MILP_STATUS", "milp_status", "rechecked"]
 
 MILP_STATUS = {0: "optimal", 2: "infeasible", 3: "unbounded"}
 """``scipy.optimize.milp`` status codes with a fixed meaning (1 is a limit, 4 an error)."""
@@ -25,3 +25,20 @@ def milp_status(res) -> str:
     if res.status == 1:
         return "time_limit" if "time" in str(res.message).lower() else "iteration_limit"
     return "error"
+
+
+def rechecked(check, workload, solution, status: str, error: type[Exception]):
+    """``solution`` after ``check(workload, solution)`` passed; a
+    :class:`~dlsched.core.schedule.ScheduleViolation` becomes ``error`` naming the solver's
+    ``status`` (an "optimal" MILP point whose rounding breaks a constraint is a solver failure,
+    not a schedule)."""
+    from dlsched.core.schedule import ScheduleViolation
+
+    try:
+        check(workload, solution)
+    except ScheduleViolation as exc:
+        raise error(
+            f"scipy.optimize.milp reported {status!r}, but its rounded solution fails the "
+            f"independent re-check: {exc}"
+        ) from exc
+    return solution

@@ -64,7 +64,7 @@ from dlsched.core.jobs import ConstantUtility, OasisModel, Sigmoid, Workload
 from dlsched.core.replay import ReplayPolicy
 from dlsched.core.schedule import ScheduleViolation, check_timeline
 from dlsched.core.simulator import SimulationResult, simulate
-from dlsched.core.solvers import milp_status
+from dlsched.core.solvers import milp_status, rechecked
 
 _EPS = 1e-9
 _ROW_TOL = 1e-6
@@ -586,14 +586,7 @@ def solve_offline(
         n_variables=n,
         n_constraints=int(prob.A.shape[0]),
     )
-    try:
-        check_offline_solution(workload, sol)
-    except ScheduleViolation as exc:
-        raise OfflineSolverError(
-            f"scipy.optimize.milp reported {status!r}, but its rounded solution fails the "
-            f"independent re-check: {exc}"
-        ) from exc
-    return sol
+    return rechecked(check_offline_solution, workload, sol, status, OfflineSolverError)
 
 
 # ------------------------------------------------------------------------------ re-checking
