@@ -59,7 +59,16 @@ from dlsched.core.jobs import RateContext
 from dlsched.core.policy import BasePolicy, ClusterView, JobView
 from dlsched.core.schedule import Decision, Placement, server_usage
 
-__all__ = ["K8sDefault", "SpeCon", "CASCADES", "GAIN_NORMS", "REBALANCE_TRIGGERS"]
+__all__ = [
+    "K8sDefault",
+    "SpeCon",
+    "CASCADES",
+    "GAIN_NORMS",
+    "REBALANCE_TRIGGERS",
+    "categorise",
+    "gain",
+    "speculative_target",
+]
 
 CASCADES = ("none", "cc_request", "full")
 """Valid ``cascade=`` values (spec A2)."""
@@ -108,6 +117,99 @@ def _choice(value, what: str, allowed) -> str:
 def _host(p: Placement) -> int:
     ((s, _),) = p.workers
     return int(s)
+
+
+# ------------------------------------------------------------------- pure algorithm steps
+
+
+def gain(e_now: float, e_prev: float, gain_norm: str = "first") -> float:
+    r""":math:`G(t_m)` of Alg. 1 l. 5 (Eq. (1) with the absolute value) from two evaluation
+    values already normalised as ``gain_norm`` says (spec A3); ``"previous"`` divides by
+    :math:`|E(t_{m-1})|` here."""
+    g = abs(e_now - e_prev)
+    if gain_norm == "previous":
+        return g / abs(e_prev) if e_prev else g
+    return g
+
+
+def categorise(
+    cat: str, g: float, g_prev: float | None, alpha: float, cascade: str = "none"
+) -> tuple[tuple[str, ...], bool]:
+    r"""One tick of Algorithm 1 l. 6-22 for one unmarked container, as a pure function.
+
+    Parameters
+    ----------
+    cat : {"PC", "WC", "CC"}
+        The container's category before the tick.
+    g, g_prev : float
+        :math:`G(t_m)` and :math:`G(t_{m-1})`; ``g_prev=None`` is the first tick under
+        ``first_round="warmup"`` (spec A4): nothing changes.
+    alpha : float
+        Categorisation threshold.
+    cascade : {"none", "cc_request", "full"}
+        Spec A2.
+
+    Returns
+    -------
+    (path, reached_request) : tuple
+        ``path``: the categories the container passes through, starting with ``cat`` (length 1
+        when it stays). ``reached_request``: the tick reached A1 l. 15, where the container asks
+        for a reallocation if :math:`|PC| + |WC| > 1` (the caller counts; spec A5).
+    """
+    path = [cat]
+    if g_prev is None:  # spec A4 "warmup": the first tick only records G(t_1)
+        return tuple(path), False
+    if g < g_prev and g < alpha:  # A1 l. 6
+        steps = 3 if cascade == "full" else 1
+        for _ in range(steps):
+            now = path[-1]
+            if now == "PC":  # A1 l. 7-9
+                path.append("WC")
+            elif now == "WC":  # A1 l. 10-12 ([T]: WC -> CC)
+                path.append("CC")
+                if cascade == "cc_request":
+                    return tuple(path), True
+            else:  # A1 l. 13-16: remains in CC, request if others still progress
+                return tuple(path), True
+            if cascade != "full":
+                break
+    elif g >= g_prev and g < alpha:  # A1 l. 17-18: stays in its category
+        pass
+    elif g > alpha:  # A1 l. 19-22: back to PC
+        if cat != "PC":
+            path.append("PC")
+    # G == alpha: no branch (spec A6)
+    return tuple(path), False
+
+
+def speculative_target(scores, here: int, candidates, resource) -> tuple[int, tuple[int, ...]]:
+    r"""Algorithm 2 l. 2-21 as a pure function: where the requesting container goes.
+
+    Parameters
+    ----------
+    scores : sequence of float
+        :math:`S_{w_j}` of every worker (A2 l. 2-3).
+    here : int
+        The requesting container's worker :math:`w_i`.
+    candidates : iterable of int
+        Workers that may receive it (``here`` is always one).
+    resource : callable
+        ``resource(w)`` = :math:`R(w, t)`, ranking several minimum-score workers (A2 l. 18,
+        spec B3); remaining ties go to the lowest index.
+
+    Returns
+    -------
+    (target, T) : tuple
+        ``target == here`` when the container stays (A2 l. 8-10); ``T`` the candidate set.
+    """
+    cand = sorted(set(candidates) | {here})
+    smin = min(scores[s] for s in cand)  # A2 l. 5
+    T = tuple(s for s in cand if scores[s] == smin)  # A2 l. 4-7
+    if here in T:  # A2 l. 8-10: remains on w_i
+        return here, T
+    if len(T) == 1:  # A2 l. 13-16
+        return T[0], T
+    return min(T, key=lambda s: (resource(s), s)), T  # A2 l. 17-21
 
 
 # ------------------------------------------------------------------------------------- DS
@@ -369,11 +471,8 @@ class SpeCon(K8sDefault):
         return e  # "previous": G divides by E(t_{m-1}) below
 
     def _gain(self, e_now: float, e_prev: float) -> float:
-        """A1 l. 5 (Eq. (1) with the absolute value)."""
-        g = abs(e_now - e_prev)
-        if self.gain_norm == "previous":
-            return g / abs(e_prev) if e_prev else g
-        return g
+        """A1 l. 5 (Eq. (1) with the absolute value); :func:`gain`."""
+        return gain(e_now, e_prev, self.gain_norm)
 
     # --------------------------------------------------------------------------------- helpers
     def _first_tick(self, launch: int) -> int:
@@ -478,31 +577,10 @@ class SpeCon(K8sDefault):
         g_prev = c.g_prev
         c.e_prev = e
         c.g_prev = g
-        if g_prev is None:  # spec A4 "warmup": the first tick only records G(t_1)
-            return False
-        request = False
-        a = self.alpha
-        if g < g_prev and g < a:  # A1 l. 6
-            steps = 3 if self.cascade == "full" else 1
-            for _ in range(steps):
-                if c.cat == "PC":  # A1 l. 7-9
-                    self._set_cat(t, j, "WC")
-                elif c.cat == "WC":  # A1 l. 10-12 ([T]: WC -> CC)
-                    self._set_cat(t, j, "CC")
-                    if self.cascade == "cc_request":
-                        request = self._may_request(j)
-                        break
-                else:  # A1 l. 13-16: remains in CC, request if others still progress
-                    request = self._may_request(j)
-                    break
-                if self.cascade != "full":
-                    break
-        elif g >= g_prev and g < a:  # A1 l. 17-18: stays in its category
-            pass
-        elif g > a:  # A1 l. 19-22: back to PC
-            self._set_cat(t, j, "PC")
-        # G == alpha: no branch (spec A6)
-        return request
+        path, reached = categorise(c.cat, g, g_prev, self.alpha, self.cascade)  # A1 l. 6-22
+        for cat in path[1:]:
+            self._set_cat(t, j, cat)
+        return reached and self._may_request(j)  # A1 l. 15-16
 
     def _may_request(self, j: int) -> bool:
         """A1 l. 15: :math:`|PC| + |WC| > 1` over the cluster or the worker (spec A5)."""
@@ -516,19 +594,14 @@ class SpeCon(K8sDefault):
         here = _host(self._placement[j])
         S = self.scores(view, exclude=None if self.count_self else j)  # A2 l. 2-3
         cand = [s for s in range(self.cluster.n_servers) if s == here or self._fits(view, j, s)]
-        smin = min(S[s] for s in cand)  # A2 l. 5
-        T = [s for s in cand if S[s] == smin]  # A2 l. 4-7
+        target, _ = speculative_target(S, here, cand, lambda s: self.resource_consumption(view, s))
         c = self._state[j]
         c.migrated = True  # A2 l. 9 / 15 / 20
         c.t_mark = t
         info = {"slot": t, "job": j, "scores": tuple(float(x) for x in S), "from": here}
-        if here in T:  # A2 l. 8-10: remains on w_i
+        if target == here:  # A2 l. 8-10: remains on w_i
             self.events.append({**info, "event": "stay", "to": here})
             return
-        if len(T) == 1:  # A2 l. 13-16
-            target = T[0]
-        else:  # A2 l. 17-21: lowest R(w_j, t), then lowest index
-            target = min(T, key=lambda s: (self.resource_consumption(view, s), s))
         if not self.migrate:
             self.events.append({**info, "event": "stay_disabled", "to": target})
             return
