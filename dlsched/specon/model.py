@@ -205,7 +205,8 @@ class SpeconJob(SpeconModel):
     cpu_usable : float
         Fraction of a node's cores the containers share (l. 406).
     curve : str
-        Loss curve of ``data/loss_curves`` giving :math:`E` (:data:`TYPE_CURVES`).
+        Loss curve of ``data/loss_curves`` giving :math:`E` (:data:`TYPE_CURVES`), or a free
+        label when ``losses`` is given.
     solo_seconds : float
         :math:`\tau_j`, time to train all steps alone on a node (share :math:`C^{use}`).
     progress : str
@@ -214,6 +215,11 @@ class SpeconJob(SpeconModel):
         :math:`x_{cap}` (``"cap"``, in (0, 1]) or :math:`\gamma` (``"power"``, > 0).
     eval_window : int
         Steps averaged in :meth:`evaluation` (1: the literal last value).
+    losses : tuple of float
+        Per-step losses to use instead of a committed curve (e.g. a real process's log in
+        :mod:`dlsched.specon.testbed`); empty (default): ``curve_losses(curve)``.
+    epoch_steps : int
+        Steps per epoch of ``losses`` (only with ``losses``; default 1).
 
     Raises
     ------
@@ -226,11 +232,22 @@ class SpeconJob(SpeconModel):
     progress: str = "linear"
     progress_param: float = 1.0
     eval_window: int = 1
+    losses: tuple[float, ...] = ()
+    epoch_steps: int = 1
     work_unit: ClassVar[str] = "steps"
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        losses = curve_losses(self.curve)
+        if self.losses:
+            arr = np.asarray(self.losses, dtype=float)
+            if arr.ndim != 1 or not np.all(np.isfinite(arr)):
+                raise ValueError("SpeconJob.losses must be a flat sequence of finite numbers")
+            object.__setattr__(self, "losses", tuple(float(x) for x in arr))
+            k = self.epoch_steps
+            if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+                raise ValueError(f"SpeconJob.epoch_steps must be an integer >= 1, got {k!r}")
+            object.__setattr__(self, "epoch_steps", int(k))
+        losses = self.loss_array()
         if self.work > len(losses):
             raise ValueError(
                 f"SpeconJob.work={self.work!r} steps is longer than loss curve {self.curve!r} "
@@ -283,10 +300,16 @@ class SpeconJob(SpeconModel):
         return self.steps_per_second(self.cores(spec, placement, ctx), usable) * ctx.cluster.slot_seconds
 
     # ----------------------------------------------------------------------- evaluation function
+    def loss_array(self) -> np.ndarray:
+        """Per-step losses :math:`L[1..]` this job reads (``losses`` or the committed curve)."""
+        if self.losses:
+            return np.asarray(self.losses, dtype=float)
+        return curve_losses(self.curve)
+
     @property
     def steps_per_epoch(self) -> int:
         """Steps in one epoch of the curve."""
-        return _steps_per_epoch(self.curve)
+        return self.epoch_steps if self.losses else _steps_per_epoch(self.curve)
 
     @property
     def first_value(self) -> float:
@@ -299,7 +322,7 @@ class SpeconJob(SpeconModel):
         The value of the last finished step :math:`n = \max(1, \lfloor x\rfloor)` (capped at
         ``work``), averaged over steps :math:`\max(1, n-w+1)..n`, :math:`w` = ``eval_window``.
         """
-        losses = curve_losses(self.curve)
+        losses = self.loss_array()
         n = int(min(max(1, math.floor(float(work_done) + 1e-9)), self.work))
         return float(np.mean(losses[max(0, n - self.eval_window) : n]))
 
@@ -308,7 +331,7 @@ class SpeconJob(SpeconModel):
         k = self.steps_per_epoch
         n = int(min(max(0, math.floor(float(work_done) + 1e-9)), self.work))
         done = n // k
-        return curve_losses(self.curve)[: done * k].reshape(done, k).mean(axis=1)
+        return self.loss_array()[: done * k].reshape(done, k).mean(axis=1)
 
 
 # ------------------------------------------------------------------------------------ workload

@@ -460,11 +460,9 @@ class SpeCon(K8sDefault):
             j = v.job_id
             if j not in self._span:
                 m = v.spec.model
-                if not hasattr(m, "curve"):
+                if not hasattr(m, "loss_array"):
                     raise ValueError(f"specon.gain_norm='minmax' needs jobs with a curve; job {j} has none")
-                from dlsched.specon.model import curve_losses
-
-                seg = curve_losses(m.curve)[: int(m.total_work)]
+                seg = m.loss_array()[: int(m.total_work)]
                 self._span[j] = (float(seg.min()), float(seg.max() - seg.min()) or 1.0)
             lo, span = self._span[j]
             return (e - lo) / span
