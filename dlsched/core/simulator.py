@@ -195,6 +195,7 @@ def simulate(
     rng = policy_rng(seed)
     wall0 = time.perf_counter()
     cluster = workload.cluster
+    soft = ~cluster.hard  # compressible (time-shared) resources
     specs = workload.specs
     order = workload.jobs
     H = workload.horizon if horizon is None else int(horizon)
@@ -250,9 +251,17 @@ def simulate(
             arrived, completed = [], []
         # --- rates under the current allocation
         load = server_usage(cluster, specs, allocs)
+        limits: list[float] = []
+        if soft.any():
+            # A job pausing after a placement switch (save + restore) uses no time-shared
+            # resource: its compressible demand leaves the load, and the step ends when the
+            # pause does, so the others' shares change exactly then (SpeCon spec 7.7).
+            paused = {j: p for j, p in allocs.items() if state[j].pause_left > _TOL}
+            if paused:
+                load = load - server_usage(cluster, specs, paused) * soft
+                limits.extend(math.ceil(state[j].pause_left - _TOL) for j in paused)
         ctx = RateContext(cluster, load)
         rates: dict[int, float] = {}
-        limits: list[float] = []
         for j, p in allocs.items():
             st = state[j]
             r = specs[j].model.rate(specs[j], p, ctx)
