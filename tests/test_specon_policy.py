@@ -6,13 +6,14 @@ curves of Optimus' form, 1 s slots) so that these tests do not depend on the Spe
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from dlsched import registry
+from dlsched import cli, registry
 from dlsched.core.cluster import Cluster
 from dlsched.core.jobs import JobSpec, LossCurve, RateContext, SpeconModel, Workload
 from dlsched.core.schedule import Placement, check_timeline, server_usage
@@ -272,3 +273,26 @@ def test_jobs_without_evaluation_function_are_rejected():
     spec = JobSpec(0, 0, SpeconModel(work=100.0), {"cpu": 8, "mem": 1})
     with pytest.raises(ValueError, match="no evaluation function"):
         simulate(Workload(cluster, (spec,)), SpeCon())
+
+
+@pytest.mark.parametrize(
+    "param",
+    ["policy.alpha=1.5", "policy.interval=0", "policy.w_pc=0", "workload.cores=0", "workload.steps=100000"],
+)
+def test_cli_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, param):
+    out = tmp_path / "bad"
+    argv = ["run", "--workload", "specon", "--policy", "specon", "--param", param, "--out", str(out)]
+    assert cli.main(argv) == 2
+    assert not out.exists()
+    field = param.split("=")[0].split(".")[1]
+    assert field in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("policy", ["specon", "k8s_default"])
+def test_cli_runs_both_policies(tmp_path, policy):
+    out = tmp_path / policy
+    argv = ["run", "--workload", "specon", "--policy", policy, "--param", "schedule=random",
+            "--param", "n_jobs=20", "--seed", "1", "--out", str(out)]
+    assert cli.main(argv) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["finished"] == 20
