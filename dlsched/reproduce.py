@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import functools
 import hashlib
 import importlib.metadata
 import json
@@ -421,6 +422,36 @@ def _same_python(exe: str) -> bool:
     )
 
 
+def _kernel_manager_class():
+    """The kernel manager papermill and nbclient start kernels with: IPC transport on POSIX.
+
+    Over TCP without CurveZMQ keys, ipykernel (7+) logs "Kernel is running over TCP without
+    encryption" once per notebook, which newcomers read as an error. Its own advice is to use
+    the IPC transport: local Unix sockets in Jupyter's runtime directory, removed when the
+    kernel stops. Windows has no IPC transport, so the default (TCP) is kept there.
+    """
+    from jupyter_client.manager import AsyncKernelManager
+
+    if os.name != "posix":
+        return AsyncKernelManager
+    return _ipc_kernel_manager()
+
+
+@functools.cache
+def _ipc_kernel_manager() -> type:
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import default
+
+    class IPCKernelManager(AsyncKernelManager):
+        """An :class:`AsyncKernelManager` whose default transport is ``ipc``."""
+
+        @default("transport")
+        def _default_transport(self) -> str:
+            return "ipc"
+
+    return IPCKernelManager
+
+
 def _resolve_kernel(kernel_name: str | None) -> str:
     if kernel_name is not None:
         return kernel_name
@@ -636,6 +667,7 @@ def reproduce(
                 kernel_name=kernel,
                 language="python",
                 progress_bar=False,
+                kernel_manager_class=_kernel_manager_class(),
             )
         except Exception as exc:  # noqa: BLE001 - any failure stops the run and is reported
             entry["seconds"] = round(time.perf_counter() - start, 3)
@@ -763,7 +795,7 @@ def refresh_sources(notebooks_dir: str | os.PathLike[str] = "notebooks",
             cell.metadata.pop("execution", None)
         client = nbclient.NotebookClient(nb, kernel_name=kernel,
                                          resources={"metadata": {"path": str(folder)}},
-                                         timeout=1800)
+                                         timeout=1800, kernel_manager_class=_kernel_manager_class())
         client.execute()
         fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".ipynb.tmp", dir=folder)
         os.close(fd)

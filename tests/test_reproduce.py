@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -415,3 +416,13 @@ def test_shadowed_kernel_is_repaired_or_rejected(tmp_path, monkeypatch):
     assert _nothing_written(tmp_path)
     # An explicit kernel name is used as given, without checks.
     assert rp._resolve_kernel("some-kernel") == "some-kernel"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="IPC transport exists on POSIX only")
+def test_kernels_start_on_ipc_transport():
+    """No "Kernel is running over TCP without encryption" warning: papermill's and nbclient's
+    kernels use local IPC sockets (ipykernel's own advice)."""
+    from dlsched.reproduce import _kernel_manager_class
+
+    km = _kernel_manager_class()()
+    assert km.transport == "ipc"

@@ -132,7 +132,19 @@ def test_embedded_checksums_equal_manifest(real_root: Path) -> None:
 
 def test_every_real_file_verifies(real_root: Path) -> None:
     for name, tf in TRACE_FILES.items():
-        assert verify(name, real_root) == real_root / tf.path
+        # verify() resolves the data directory: compare with the resolved one (like with like)
+        assert verify(name, real_root) == data_dir(real_root) / tf.path
+        assert verify(name, real_root).samefile(real_root / tf.path)
+
+
+def test_a_linked_data_directory_verifies(real_root: Path, tmp_path: Path) -> None:
+    """A user's data directory may be a symbolic link to the real one (nothing is copied)."""
+    link = tmp_path / "traces_link"
+    link.symlink_to(real_root, target_is_directory=True)
+    for name, tf in TRACE_FILES.items():
+        got = verify(name, link)
+        assert got == data_dir(link) / tf.path
+        assert got.samefile(link / tf.path) and got.samefile(real_root / tf.path)
 
 
 def test_real_row_counts_match_table(real_root: Path) -> None:
