@@ -14,7 +14,15 @@ Implemented here:
   migration pause of Figs. 2-3, and the paper's schedules (workload ``"specon"``, Figs. 5-7, 12,
   Table III).
 * :mod:`dlsched.specon.policy` -- Algorithm 1 (Container Monitor), Algorithm 2 (Speculative
-  Scheduling), Algorithm 3 (Rebalance) and the DS baseline (``k8s_default``).
+  Scheduling), Algorithm 3 (Rebalance) and the DS baseline (``k8s_default``); Algorithm 1's tick
+  and Algorithm 2's choice are also pure functions (``categorise``, ``speculative_target``) that
+  the testbed reuses.
+* :mod:`dlsched.specon.checks` -- the spec's section 8 as check functions (notebook 51).
+* :mod:`dlsched.specon.experiments` -- Sec. VI: DS and SpeCon on the paper's schedules, the
+  paper's numbers beside ours (Figs. 5-12, Table III; notebook 52).
+* :mod:`dlsched.specon.explain` -- helpers of notebook 50 (sharing table, Fig. 1 statistic).
+* :mod:`dlsched.specon.testbed` (+ ``testbed_job``) -- the same algorithms on real training
+  processes pinned to disjoint CPU sets, migrating through ``.npz`` checkpoints.
 
 Symbols (paper -> code):
 
