@@ -181,3 +181,14 @@ def test_pausing_container_uses_no_cpu():
     s1 = jobs.at[1, "jct_seconds"]
     assert s1 == pytest.approx(10.0 + 0.95 * wl.jobs[1].model.solo_seconds, abs=0.1)
     assert jobs.at[0, "jct_seconds"] == pytest.approx(15.0 + 0.95 * wl.jobs[0].model.solo_seconds, abs=0.1)
+
+
+def test_testbed_figure_from_a_table():
+    table = pd.DataFrame({"job": ["J1-a", "J2-b"], "ds_measured": [50.0, 60.0], "ds_predicted": [48.0, 59.0],
+                          "specon_measured": [45.0, 62.0], "specon_predicted": [44.0, 61.0],
+                          "specon_moved": [True, False]})
+    fig = sx.testbed_figure(table, title="t")
+    labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    assert labels == ["J1-a*", "J2-b"]
+    with pytest.raises(ValueError, match="missing column"):
+        sx.testbed_figure(table.drop(columns="ds_predicted"))

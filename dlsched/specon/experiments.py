@@ -78,6 +78,7 @@ __all__ = [
     "solo_seconds",
     "table3_comparison",
     "table3_figure",
+    "testbed_figure",
     "timeline",
     "timeline_figure",
 ]
@@ -760,4 +761,36 @@ def timeline_figure(
             ax.set_ylabel(f"Worker-{w}\nCPU %", fontsize=8)
     axes[-1].set_xlabel("time (s)")
     fig.suptitle(title)
+    return fig
+
+
+def testbed_figure(table: pd.DataFrame, *, title: str = ""):
+    """Per-job completion time on the real-process testbed: DS and SpeCon, measured and predicted.
+
+    ``table`` is :attr:`dlsched.specon.testbed.TestbedComparison.table` (columns ``job``,
+    ``ds_measured``, ``ds_predicted``, ``specon_measured``, ``specon_predicted``,
+    ``specon_moved``); moved jobs are marked with ``*`` on the x axis.
+    """
+    from dlsched import plotting
+
+    cols = ["job", "ds_measured", "ds_predicted", "specon_measured", "specon_predicted", "specon_moved"]
+    _frame(table, cols, "testbed_figure")
+    names = {
+        "ds_measured": "DS, measured",
+        "specon_measured": "SpeCon, measured",
+        "ds_predicted": "DS, simulator",
+        "specon_predicted": "SpeCon, simulator",
+    }
+    jobs = [f"{j}{'*' if m else ''}" for j, m in zip(table["job"], table["specon_moved"], strict=True)]
+    long = table.assign(job=jobs).melt(id_vars="job", value_vars=list(names), var_name="series",
+                                       value_name="completion_s")
+    long["series"] = long["series"].map(names)
+    fig, ax = plotting.subplots(figsize=(max(6.0, 0.9 * len(table) + 2), 3.6))
+    plotting.draw("barplot", data=long, x="job", y="completion_s", hue="series", ax=ax,
+                  hue_order=list(names.values()))
+    ax.set_xlabel("job (* = moved by SpeCon)")
+    ax.set_ylabel("completion time (s)")
+    ax.tick_params(axis="x", rotation=30)
+    ax.set_title(title)
+    ax.legend(title=None, fontsize=7, ncols=2)
     return fig
