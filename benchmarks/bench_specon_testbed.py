@@ -74,6 +74,10 @@ def main() -> None:
               f"busy {c['busy_s']:.1f} "
               f"(jobs {c['jobs_s']:.1f}, monitor {c['monitor_s']:.1f}, other processes {c['other_s']:.1f}), "
               f"stolen by the hypervisor {c['steal_s']:.1f}")  # fmt: skip
+        if c["other_s"] > 0.03 * c["capacity_s"]:
+            share = 100 * c["other_s"] / c["capacity_s"]
+            print(f"WARNING: other programs used {share:.0f} % of the CPUs during the {run.policy} run: "
+                  "its timings are disturbed")  # fmt: skip
 
     solo = float(r.calibration["solo_s"].sum())
     for run in (r.ds, r.specon):
@@ -149,7 +153,8 @@ def main() -> None:
         print(f"\nDS again ({time.monotonic() - t1:.1f} s): mean completion {ds2.mean_completion:.1f} s "
               f"(first run {r.ds.mean_completion:.1f}), makespan {ds2.makespan:.1f} s "
               f"(first {r.ds.makespan:.1f}); per job |difference| mean {d.abs().mean():.1f} s, "
-              f"max {d.abs().max():.1f} s; other processes {ds2.cpu['other_s']:.1f} CPU s")  # fmt: skip
+              f"max {d.abs().max():.1f} s; other processes {ds2.cpu['other_s']:.1f} CPU s of "
+              f"{ds2.cpu['capacity_s']:.1f}")  # fmt: skip
     if r.workdir is not None:
         print(f"\nlogs kept in {r.workdir}")
 
