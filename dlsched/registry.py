@@ -44,6 +44,7 @@ WORKLOADS: dict[str, str] = {
     "philly": "dlsched.workloads:philly",
     "itp": "dlsched.workloads:itp",
     "philly_like": "dlsched.workloads:philly_like",
+    "gavel_like": "dlsched.workloads:gavel_like",
     "oasis": "dlsched.oasis.model:oasis_workload",
     "oasis_testbed": "dlsched.oasis.model:testbed_workload",
     "optimus": "dlsched.optimus.workload:optimus_workload",

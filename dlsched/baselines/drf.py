@@ -12,6 +12,14 @@ Jobs whose model is not elastic (A_online (2c)-(2d), rigid trace jobs) keep thei
 they run; elastic jobs are re-placed, preferring the servers they were on, and the round-robin
 tasks of other jobs keep off those servers while there is room elsewhere, so a job whose counts do
 not change does not move.
+
+Cost (issue 11): a decision does not try the queue. Waiting jobs are kept from one decision to the
+next, in sub-queues by demand class and gang size; a sub-queue whose gang no longer fits in the
+free capacity is passed over whole, since each of its jobs would fail to be placed and leave no
+trace; only jobs placed in the decision enter the heap of dominant shares. With nothing more to
+fit, a decision costs O(running jobs + arrivals + completions + demand classes), whatever the
+queue length; the schedules are exactly those of the former code, which re-placed every queued
+job at every decision (kept in ``tests/test_baselines_speed.py`` as the reference).
 """
 
 from __future__ import annotations
@@ -21,8 +29,15 @@ from typing import ClassVar
 
 import numpy as np
 
-from dlsched.baselines.fifo import check_count
-from dlsched.core.placement import LoadBalance, RoundRobin, next_reachable_slot, reachable
+from dlsched.baselines.fifo import (
+    JobData,
+    Mirror,
+    TaskBound,
+    Waiting,
+    check_count,
+    next_wakeup,
+)
+from dlsched.core.placement import LoadBalance, RoundRobin
 from dlsched.core.policy import BasePolicy, ClusterView
 from dlsched.core.schedule import Decision, Placement
 
@@ -57,6 +72,8 @@ class DRF(BasePolicy):
         self._placer = PLACERS[self.placement](cluster)
         total = cluster.total_capacity()
         self._inv_total = np.where(total > 0, 1.0 / np.where(total > 0, total, 1.0), 0.0)
+        self._mirror = Mirror(cluster)
+        self._bound = TaskBound(cluster)
 
     def _cap(self, spec) -> int | None:
         caps = [c for c in (self.max_workers, spec.model.max_workers) if c is not None]
@@ -64,108 +81,238 @@ class DRF(BasePolicy):
             caps.append(spec.requested_workers)
         return max(min(caps), spec.model.min_workers) if caps else None  # a gang is never capped away
 
+    # ---------------------------------------------------------------- queue kept across decisions
+    def _wait(self, j: int) -> None:
+        d = self._mirror.data[j]
+        self._waiting.add(j, self._mirror.rank[j], (d.wkey, d.spec.model.min_workers))
+
+    def _rebuild(self, t: int, view: ClusterView) -> list[int]:
+        m = self._mirror
+        admit = m.rebuild(t, view)
+        self._waiting = Waiting()
+        self._fixed: dict[int, Placement] = {}  # running jobs that are not elastic, kept as they are
+        self._elastic: dict[int, Placement] = {}  # running elastic jobs, re-placed at each decision
+        self._wake: list[tuple[int, int]] = []
+        for j in m.rank:
+            d = m.data[j]
+            p = m.running.get(j)
+            if p is not None and not d.elastic:
+                self._fixed[j] = p
+                continue
+            if p is not None:
+                self._elastic[j] = p
+            else:
+                self._wait(j)
+            self._wake.extend((x, j) for x in d.times if x > t)
+        heapq.heapify(self._wake)
+        self._free_fixed = None
+        return admit
+
+    def _follow(self, t: int, view: ClusterView) -> list[int]:
+        """Bring the queue up to date with ``view``; return the jobs to admit."""
+        m = self._mirror
+        followed = m.follow(t, view)
+        if followed is None:
+            return self._rebuild(t, view)
+        arrived, completed = followed
+        for j in completed:
+            if self._fixed.pop(j, None) is not None:
+                self._free_fixed = None
+            self._elastic.pop(j, None)
+        for j in arrived:
+            self._wait(j)
+            for x in m.data[j].times:
+                if x > t:
+                    heapq.heappush(self._wake, (x, j))
+        return list(arrived)
+
     def decide(self, t: int, view: ClusterView) -> Decision:
+        """Progressive filling (see the module docstring), in time independent of the queue length
+        when nothing more fits.
+
+        The result is that of the former code, which put every admitted job in one heap keyed by
+        (dominant share, arrival order) at share 0 and tried each: jobs that never grow are
+        left out of the work instead of being tried. Running jobs that are not elastic keep
+        their placement (free capacity recomputed only when they change); running elastic jobs
+        are re-placed as before; waiting jobs are kept from one decision to the next in
+        sub-queues by demand class and gang size (:class:`~dlsched.baselines.fifo.Waiting`), and
+        a sub-queue whose gang no longer fits in the free capacity
+        (:class:`~dlsched.baselines.fifo.TaskBound`) is skipped whole: its jobs' placements would
+        fail and change nothing (no pointer moves, no capacity held). Only jobs placed in this
+        decision enter the heap of dominant shares. The wakeup comes from a heap of the slots at
+        which waiting or elastic jobs reach one more server.
+        """
         cluster = view.cluster
-        admit = [v.job_id for v in view.pending()]
-        allocs: dict[int, Placement] = {}
-        free = cluster.capacity.copy()
-        usage: dict[int, np.ndarray] = {}
-        grow = []
-        wakeups = []
-        for v in view.jobs.values():
-            spec = v.spec
-            wd = cluster.vector(spec.worker_demand)
-            pd_ = cluster.vector(spec.ps_demand)
-            if v.running and not spec.model.elastic:
-                p = v.placement
-                allocs[v.job_id] = p
+        m = self._mirror
+        admit = self._follow(t, view)
+        rank = m.rank
+        data = m.data
+        fixed = sorted(self._fixed, key=rank.__getitem__)
+        if self._free_fixed is None:
+            free = cluster.capacity.copy()
+            for j in fixed:
+                d = data[j]
+                p = self._fixed[j]
                 for s, c in p.workers:
-                    free[s] -= c * wd
+                    free[s] -= c * d.wd
                 for s, c in p.ps:
-                    free[s] -= c * pd_
-                usage[v.job_id] = p.n_workers * wd + p.n_ps * pd_
-                continue
-            nxt = next_reachable_slot(spec, cluster, t)
-            if nxt is not None:
-                wakeups.append(nxt)
-            if not reachable(spec, cluster, t).any():
-                continue
-            grow.append(v)
-        state = {}
-        heap = []
-        for order, v in enumerate(grow):
-            state[v.job_id] = {
-                "w": 0,
-                "p": 0,
-                "workers": {},
-                "ps": {},
-                "v": v,
-                "prev_w": dict(v.placement.workers),
-                "prev_p": dict(v.placement.ps),
-            }
-            heapq.heappush(heap, (0.0, order, v.job_id))
-        # capacity held for the previous placements of elastic jobs, so that another job's
-        # round-robin task does not take a server a job would stay on (fewer migrations)
+                    free[s] -= c * d.pd
+            self._free_fixed = free
+        free = self._free_fixed.copy()
+        allocs: dict[int, Placement] = {j: self._fixed[j] for j in fixed}
+        waiting, elastic = self._waiting, self._elastic
+        wakeup = next_wakeup(self._wake, t, lambda j: j in waiting or j in elastic)
+        everywhere = m.everywhere
+
+        # running elastic jobs that may use a server: they hold their previous servers
         reserved = np.zeros_like(free)
-        for st in state.values():
-            reserved += _held(cluster, st)
-        while heap:
-            _, order, j = heapq.heappop(heap)
-            st = state[j]
-            spec = st["v"].spec
-            model = spec.model
-            cap = self._cap(spec)
-            step = model.min_workers if st["w"] == 0 else 1
-            own = _held(cluster, st)
-            if cap is not None and st["w"] + step > cap:
-                reserved -= own
+        movers = []
+        for j in sorted(elastic, key=rank.__getitem__):
+            d = data[j]
+            mask = d.mask(t, everywhere)
+            if not mask.any():
                 continue
-            dp = model.ps_for(st["w"] + step) - model.ps_for(st["w"])
-            wd = cluster.vector(spec.worker_demand)
-            pd_ = cluster.vector(spec.ps_demand)
-            mask = reachable(spec, cluster, t)
-            w_new = p_new = None
-            for keep in (reserved - own, None):  # first respect the others' servers, then not
-                snapshot = free.copy()
-                w_new = self._placer.place(free, wd, step, "worker", mask,
-                                           _left(st["prev_w"], st["workers"]), keep)
-                p_new = None
-                if w_new is not None:
-                    p_new = self._placer.place(free, pd_, dp, "ps", mask, _left(st["prev_p"], st["ps"]), keep)
-                if w_new is not None and p_new is not None:
-                    break
-                free[:] = snapshot
-            if w_new is None or p_new is None:
+            p = elastic[j]
+            st = _Grow(d, rank[j], mask, self._cap(d.spec), dict(p.workers), dict(p.ps))
+            reserved += _held(st)
+            movers.append(st)
+        bound = self._bound
+        bound.clear()
+        inv_total = self._inv_total
+        grown: list[_Grow] = []
+        heap: list[tuple[float, int, _Grow]] = []
+        scan = waiting.scan()
+        mi = 0
+        while True:
+            # the former heap's next entry: share 0 (waiting or elastic job, by arrival) or grown
+            r_wait = scan.rank() if scan else None
+            r_move = movers[mi].rank if mi < len(movers) else None
+            if (
+                r_wait is not None
+                and (r_move is None or r_wait < r_move)
+                and (not heap or (0.0, r_wait) < heap[0][:2])
+            ):
+                wkey, gang = scan.key()
+                if gang > bound.tasks(free, "worker", wkey):
+                    scan.discard()  # no gang of this class fits any more: the whole sub-queue waits
+                    continue
+                j = scan.pop()
+                d = data[j]
+                mask = d.mask(t, everywhere)
+                if not mask.any():
+                    continue
+                st = _Grow(d, rank[j], mask, self._cap(d.spec), None, None)
+            elif r_move is not None and (not heap or (0.0, r_move) < heap[0][:2]):
+                st = movers[mi]
+                mi += 1
+            elif heap:
+                st = heapq.heappop(heap)[2]
+            else:
+                break
+            first = st.w == 0
+            step = st.d.spec.model.min_workers if first else 1
+            if self._grow(st, step, free, reserved):
+                if first:
+                    grown.append(st)
+                use = st.w * st.d.wd + st.p * st.d.pd
+                share = float(np.max(use * inv_total))
+                heapq.heappush(heap, (share, st.rank, st))
+        for st in sorted(grown, key=lambda st: st.rank):
+            allocs[st.d.spec.job_id] = Placement.of(st.workers, st.ps)
+        self._commit(t, allocs, admit, grown)
+        return Decision(allocs, admit=admit, wakeup=wakeup)
+
+    def _grow(self, st: _Grow, step: int, free: np.ndarray, reserved: np.ndarray) -> bool:
+        """One step of progressive filling for ``st`` (the former loop's body); False: drop it."""
+        own = _held(st) if st.prev_w is not None else None
+        capped = st.cap is not None and st.w + step > st.cap
+        if capped or step > self._bound.tasks(free, "worker", st.d.wkey):
+            # capped, or its workers certainly do not fit (placing them would fail, changing nothing)
+            if own is not None:
                 reserved -= own
-                continue
-            for s, c in w_new.items():
-                st["workers"][s] = st["workers"].get(s, 0) + c
-            for s, c in p_new.items():
-                st["ps"][s] = st["ps"].get(s, 0) + c
-            reserved -= own - _held(cluster, st)
-            st["w"] += step
-            st["p"] += dp
-            use = st["w"] * wd + st["p"] * pd_
-            share = float(np.max(use * self._inv_total))
-            heapq.heappush(heap, (share, order, j))
-        for j, st in state.items():
-            if st["w"] > 0:
-                allocs[j] = Placement.of(st["workers"], st["ps"])
-        return Decision(allocs, admit=admit, wakeup=min(wakeups) if wakeups else None)
+            return False
+        d = st.d
+        model = d.spec.model
+        dp = model.ps_for(st.w + step) - model.ps_for(st.w)
+        mask = st.mask
+        placer = self._placer
+        w_new = p_new = None
+        # first respect the others' servers, then not
+        for keep in (reserved - own if own is not None else reserved, None):
+            snapshot = free.copy()
+            w_new = placer.place(free, d.wd, step, "worker", mask, _left(st.prev_w, st.workers), keep)
+            p_new = None
+            if w_new is not None:
+                p_new = placer.place(free, d.pd, dp, "ps", mask, _left(st.prev_p, st.ps), keep)
+            if w_new is not None and p_new is not None:
+                break
+            free[:] = snapshot
+        if w_new is None or p_new is None:
+            if own is not None:
+                reserved -= own
+            return False
+        self._bound.clear()
+        for s, c in w_new.items():
+            st.workers[s] = st.workers.get(s, 0) + c
+        for s, c in p_new.items():
+            st.ps[s] = st.ps.get(s, 0) + c
+        if own is not None:
+            reserved -= own - _held(st)
+        st.w += step
+        st.p += dp
+        return True
+
+    def _commit(self, t: int, allocs: dict[int, Placement], admit: list[int], grown: list[_Grow]) -> None:
+        """Carry the decision over to the next one: started jobs leave the queue, elastic jobs
+        left without tasks join it."""
+        waiting, elastic = self._waiting, self._elastic
+        before = list(elastic)
+        for st in grown:
+            j = st.d.spec.job_id
+            if j in waiting:
+                waiting.remove(j)
+                if not st.d.elastic:
+                    self._fixed[j] = allocs[j]
+                    self._free_fixed = None
+                    continue
+            elastic[j] = allocs[j]
+        for j in before:
+            if j not in allocs:
+                del elastic[j]
+                self._wait(j)
+        self._mirror.commit(t, allocs, admit)
 
 
-def _held(cluster, st) -> np.ndarray:
+class _Grow:
+    """One admitted job's growth in one decision (the former per-job state dict)."""
+
+    __slots__ = ("d", "rank", "mask", "cap", "w", "p", "workers", "ps", "prev_w", "prev_p")
+
+    def __init__(self, d: JobData, rank: int, mask, cap, prev_w, prev_p) -> None:
+        self.d = d
+        self.rank = rank
+        self.mask = mask
+        self.cap = cap
+        self.w = 0
+        self.p = 0
+        self.workers: dict[int, int] = {}
+        self.ps: dict[int, int] = {}
+        self.prev_w = prev_w  # previous placement (None for a job that was not running)
+        self.prev_p = prev_p
+
+
+def _held(st: _Grow) -> np.ndarray:
     """Resources of a job's previous placement it has not re-used yet this round."""
-    spec = st["v"].spec
-    out = np.zeros_like(cluster.capacity)
-    wd, pd_ = cluster.vector(spec.worker_demand), cluster.vector(spec.ps_demand)
-    for s, c in _left(st["prev_w"], st["workers"]).items():
-        out[s] += c * wd
-    for s, c in _left(st["prev_p"], st["ps"]).items():
-        out[s] += c * pd_
+    out = np.zeros((st.mask.size, st.d.wd.size))
+    for s, c in _left(st.prev_w, st.workers).items():
+        out[s] += c * st.d.wd
+    for s, c in _left(st.prev_p, st.ps).items():
+        out[s] += c * st.d.pd
     return out
 
 
-def _left(previous: dict[int, int], placed: dict[int, int]) -> dict[int, int]:
+def _left(previous: dict[int, int] | None, placed: dict[int, int]) -> dict[int, int]:
     """Previous per-server counts not yet re-used in this round (placement stickiness)."""
+    if not previous:
+        return {}
     return {s: c - placed.get(s, 0) for s, c in previous.items() if c - placed.get(s, 0) > 0}

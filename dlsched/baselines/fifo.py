@@ -28,16 +28,30 @@ it; with ``backfill=True`` later jobs that fit may start. Two placements:
 :meth:`FIFO.from_workload` (what :func:`dlsched.registry.make_policy` and ``dlsched run`` use)
 picks ``placement="earliest"`` on an edge-cloud cluster (pools ``edge`` / ``cloud``, A_online's
 layout) unless a placement is given; ``FIFO()`` itself always defaults to round robin.
+
+Cost (issue 11): the queue is kept from one decision to the next instead of being rebuilt from the
+view, and a job whose tasks cannot fit in the free capacity is not tried (the attempt would fail
+and change nothing), so a decision costs O(running jobs + arrivals + completions + jobs started),
+plus, with backfill, O(demand classes): a class whose jobs no longer fit is passed over whole
+(jobs put on one server, ``placement="earliest"``, are still tried one by one).
+The helpers for this (:class:`Mirror`, :class:`Waiting`, :class:`TaskBound`) are shared with
+:mod:`dlsched.baselines.drf`. The schedules are exactly those of the former code (kept in
+``tests/test_baselines_speed.py`` as the reference).
 """
 
 from __future__ import annotations
 
+import bisect
+import heapq
+import itertools
+from collections.abc import Hashable
 from typing import ClassVar
 
 import numpy as np
 
+from dlsched.core.cluster import Cluster
 from dlsched.core.jobs import JobSpec, RateContext, Workload
-from dlsched.core.placement import RoundRobin, next_reachable_slot, reachable, single_server_widths
+from dlsched.core.placement import RoundRobin, reachable, single_server_widths
 from dlsched.core.policy import BasePolicy, ClusterView
 from dlsched.core.schedule import Decision, Placement
 
@@ -65,6 +79,332 @@ def check_count(value, what: str, *, allow_none: bool = True) -> int | None:
             f"{what} must be a positive integer{' or None' if allow_none else ''}, got {value!r}"
         )
     return value
+
+
+# ------------------------------------------------------------------ incremental bookkeeping
+#
+# FIFO and DRF admit every job and are asked again at every arrival and completion. Rebuilding the
+# queue from the view and trying every queued job at every decision made a decision cost one
+# placement attempt per queued job (issue 11: DRF made 594k placement calls for 917 decisions on
+# a 1,000-job Gavel-like trace). The helpers below keep the queue from one decision to the next
+# (:class:`Mirror`, :class:`Waiting`) and bound how many tasks of a demand class can still fit
+# (:class:`TaskBound`), so that a decision costs O(running jobs + arrivals + completions + demand
+# classes + placement attempts that may succeed), however long the queue. They only skip work
+# whose outcome is known: a placement that cannot succeed and would leave no trace (``free`` and
+# the round-robin pointers unchanged); the schedules are exactly those of the former code
+# (``tests/test_baselines_speed.py`` keeps it as the reference).
+
+
+class JobData:
+    """Constants of one job on one cluster, computed once: demand vectors, their hard parts (the
+    job's *demand class*) and the slots at which its servers become reachable.
+
+    :meth:`mask` and :meth:`next_slot` give exactly :func:`~dlsched.core.placement.reachable` and
+    :func:`~dlsched.core.placement.next_reachable_slot` (same expressions, evaluated once).
+    """
+
+    __slots__ = ("spec", "wd", "pd", "wkey", "pkey", "ready", "full_at", "times", "elastic")
+
+    def __init__(self, spec: JobSpec, cluster: Cluster) -> None:
+        self.spec = spec
+        self.wd = cluster.vector(spec.worker_demand)
+        self.pd = cluster.vector(spec.ps_demand)
+        hard = cluster.hard
+        self.wkey = tuple(self.wd[hard].tolist())
+        self.pkey = tuple(self.pd[hard].tolist())
+        self.ready = spec.arrival + spec.delays(cluster) - _EPS
+        self.full_at = float(self.ready.max())
+        self.times = [int(x) for x in np.unique(np.ceil(self.ready))]
+        self.elastic = spec.model.elastic
+
+    def mask(self, t: int, everywhere: np.ndarray) -> np.ndarray:
+        """Servers the job may use at slot ``t`` (``everywhere``, shared and read-only, once all are)."""
+        return everywhere if t >= self.full_at else t >= self.ready
+
+    def next_slot(self, t: int) -> int | None:
+        """First slot after ``t`` at which one more server becomes reachable, if any."""
+        for x in self.times:
+            if x > t:
+                return x
+        return None
+
+
+def _usage(used: np.ndarray, d: JobData, p: Placement, sign: float) -> None:
+    for s, c in p.workers:
+        used[s] += sign * c * d.wd
+    for s, c in p.ps:
+        used[s] += sign * c * d.pd
+
+
+class Mirror:
+    """The active jobs of a simulation as an admit-everything policy last saw them.
+
+    Holds each active job's rank in the view's order, the placements the policy gave at its last
+    decision (the running jobs of the next view) and their usage. :meth:`follow` checks in
+    O(running + arrivals + completions) that a view continues the previous one -- later slot, the
+    policy's previous decision applied (admissions, placements, usage), the arrivals new, later
+    in (arrival, id) order than every known job and last in the view's table, the completions
+    known running jobs, the right number of jobs, the table starting with the earliest one -- and
+    applies the arrivals and completions; anything else (a first view, a policy wrapped by one
+    that edits its decisions, hand-made views) makes the caller :meth:`rebuild` from the view.
+    The job table's order in between is trusted to be the simulator's (arrival, id) order, as
+    :class:`~dlsched.core.policy.ClusterView` documents; a table read afresh out of that order
+    is never followed.
+    """
+
+    def __init__(self, cluster: Cluster) -> None:
+        self._set_cluster(cluster)
+        self.t: int | None = None
+
+    def _set_cluster(self, cluster: Cluster) -> None:
+        self.cluster = cluster
+        self.everywhere = np.ones(cluster.n_servers, dtype=bool)
+        self.everywhere.setflags(write=False)
+        self.data: dict[int, JobData] = {}
+        self.t = None
+
+    def job(self, spec: JobSpec) -> JobData:
+        """The cached constants of ``spec``."""
+        d = self.data.get(spec.job_id)
+        if d is None or d.spec is not spec:
+            d = self.data[spec.job_id] = JobData(spec, self.cluster)
+        return d
+
+    def rebuild(self, t: int, view: ClusterView) -> list[int]:
+        """Read everything from the view; return its pending jobs (in view order)."""
+        if view.cluster is not self.cluster:
+            self._set_cluster(view.cluster)
+        self.rank: dict[int, int] = {}
+        self.running: dict[int, Placement] = {}
+        pending = []
+        key = None
+        self.ordered = True
+        for n, (j, v) in enumerate(view.jobs.items()):
+            self.rank[j] = n
+            k = (v.spec.arrival, j)
+            if key is not None and k <= key:
+                self.ordered = False  # not the simulator's order: never follow such views
+            key = k
+            if not v.placement.is_empty:
+                self.running[j] = v.placement
+            if v.status == "pending":
+                pending.append(j)
+            self.job(v.spec)
+        self.n = len(self.rank)
+        self.last_key = key
+        self.used = np.array(view.used, dtype=float)
+        self.admitted: tuple[int, ...] = ()
+        return pending
+
+    def follow(self, t: int, view: ClusterView) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+        """``(arrived, completed)`` after applying them, if ``view`` continues the previous one;
+        None (and nothing changed) otherwise."""
+        if self.t is None or t <= self.t or view.cluster is not self.cluster:
+            return None
+        jobs = view.jobs
+        arrived, completed = view.arrived, view.completed
+        if len(jobs) != len(self.rank) + len(arrived) - len(completed):
+            return None
+        running = self.running
+        done = set(completed)
+        if len(done) != len(completed) or any(j not in running or j in jobs for j in completed):
+            return None
+        if arrived and list(itertools.islice(reversed(jobs), len(arrived)))[::-1] != list(arrived):
+            return None  # the arrivals are not the last jobs of the table
+        first = next((j for j in self.rank if j not in done), arrived[0] if arrived else None)
+        if first is not None and next(iter(jobs)) != first:
+            return None  # the table does not start with the earliest active job
+        key = self.last_key
+        for j in arrived:
+            v = jobs.get(j)
+            if v is None or j in self.rank or v.status != "pending" or not v.placement.is_empty:
+                return None
+            k = (v.spec.arrival, j)
+            if key is not None and k <= key:
+                return None
+            key = k
+        for j in self.admitted:
+            v = jobs.get(j)
+            if v is not None and v.status != "admitted":
+                return None
+        for j, p in running.items():
+            if j not in done:
+                v = jobs.get(j)
+                if v is None or (v.placement is not p and v.placement != p):
+                    return None
+        used = self.used
+        if done:
+            used = used.copy()
+            for j in completed:
+                _usage(used, self.data[j], running[j], -1.0)
+        if used.size and float(np.max(np.abs(view.used - used))) > 1e-6:
+            return None  # some job runs that the policy did not place
+        self.used = used
+        for j in completed:
+            del running[j]
+            del self.rank[j]
+            del self.data[j]
+        for j in arrived:
+            self.rank[j] = self.n
+            self.n += 1
+            self.job(jobs[j].spec)
+        self.last_key = key
+        return arrived, completed
+
+    def commit(self, t: int, allocs: dict[int, Placement], admitted) -> None:
+        """Record the decision just taken at slot ``t``."""
+        used = self.used
+        for j, p in self.running.items():
+            q = allocs.get(j)
+            if q is None or (q is not p and q != p):
+                _usage(used, self.data[j], p, -1.0)
+        for j, q in allocs.items():
+            p = self.running.get(j)
+            if p is None or (q is not p and q != p):
+                _usage(used, self.data[j], q, 1.0)
+        self.running = dict(allocs)
+        self.admitted = tuple(admitted)
+        self.t = t if self.ordered else None
+
+
+class Waiting:
+    """Jobs waiting in rank order, split into sub-queues by a key (demand class and count).
+
+    The whole sub-queue of a key that cannot fit any more is skipped at once by a :class:`Scan`.
+    """
+
+    def __init__(self) -> None:
+        self.queues: dict[Hashable, list[int]] = {}
+        self.job_at: dict[int, int] = {}
+        self.where: dict[int, tuple[Hashable, int]] = {}
+
+    def __contains__(self, j: int) -> bool:
+        return j in self.where
+
+    def __len__(self) -> int:
+        return len(self.where)
+
+    def add(self, j: int, rank: int, key: Hashable) -> None:
+        q = self.queues.get(key)
+        if q is None:
+            q = self.queues[key] = []
+        if not q or rank > q[-1]:
+            q.append(rank)
+        else:
+            bisect.insort(q, rank)
+        self.job_at[rank] = j
+        self.where[j] = (key, rank)
+
+    def remove(self, j: int) -> None:
+        key, rank = self.where.pop(j)
+        q = self.queues[key]
+        del q[bisect.bisect_left(q, rank)]
+        if not q:
+            del self.queues[key]
+        del self.job_at[rank]
+
+    def scan(self) -> Scan:
+        """A pass over the waiting jobs in rank order (the sub-queues must not change during it)."""
+        return Scan(self)
+
+
+class Scan:
+    """One pass over :class:`Waiting` in rank order: a merge of the sub-queues' heads."""
+
+    __slots__ = ("_lists", "_heap", "_job_at")
+
+    def __init__(self, waiting: Waiting) -> None:
+        self._lists = list(waiting.queues.items())
+        self._heap = [(q[0], i, 0) for i, (_, q) in enumerate(self._lists)]
+        heapq.heapify(self._heap)
+        self._job_at = waiting.job_at
+
+    def __bool__(self) -> bool:
+        return bool(self._heap)
+
+    def rank(self) -> int:
+        """Rank of the next job."""
+        return self._heap[0][0]
+
+    def key(self) -> Hashable:
+        """Key of the next job's sub-queue."""
+        return self._lists[self._heap[0][1]][0]
+
+    def pop(self) -> int:
+        """The next job (moves on)."""
+        rank, i, pos = self._heap[0]
+        q = self._lists[i][1]
+        if pos + 1 < len(q):
+            heapq.heapreplace(self._heap, (q[pos + 1], i, pos + 1))
+        else:
+            heapq.heappop(self._heap)
+        return self._job_at[rank]
+
+    def discard(self) -> None:
+        """Skip the rest of the next job's sub-queue."""
+        heapq.heappop(self._heap)
+
+
+def task_bound(room: np.ndarray, demand: np.ndarray) -> float:
+    """An upper bound on how many tasks of ``demand`` fit in ``room`` (servers x hard resources),
+    as placed one at a time by :class:`~dlsched.core.placement.RoundRobin` or ``LoadBalance``
+    (a task fits where ``room >= demand - 1e-9``): per server ``floor((room + 1e-9) / demand)``
+    over the demanded resources, plus a relative margin of 1e-6 for rounding."""
+    pos = demand > 0
+    if pos.all():
+        q = (room + _EPS) / demand
+        ok = None
+    elif not pos.any():
+        return np.inf if np.all(room >= -_EPS, axis=1).any() else 0.0
+    else:
+        ok = np.all(room[:, ~pos] >= -_EPS, axis=1)  # resources it does not use must not be overdrawn
+        q = (room[:, pos] + _EPS) / demand[pos]
+    k = np.floor(q * (1.0 + 1e-6) + 1e-6).min(axis=1)
+    np.maximum(k, 0.0, out=k)
+    return float(k.sum() if ok is None else k[ok].sum())
+
+
+class TaskBound:
+    """:func:`task_bound` per role and demand class on the current ``free``, cached until
+    :meth:`clear` (call it whenever ``free`` changes)."""
+
+    def __init__(self, cluster: Cluster) -> None:
+        hard = cluster.hard
+        self._cols = None if hard.all() else np.flatnonzero(hard)
+        self._rows = {}
+        for role in ("worker", "ps"):
+            servers = cluster.servers_for(role)
+            self._rows[role] = None if servers.size == cluster.n_servers else servers
+        self._cache: dict[tuple[str, tuple[float, ...]], float] = {}
+        self._demand: dict[tuple[float, ...], np.ndarray] = {}
+
+    def clear(self) -> None:
+        self._cache.clear()
+
+    def tasks(self, free: np.ndarray, role: str, key: tuple[float, ...]) -> float:
+        """Upper bound on the tasks of demand ``key`` (hard resources) that fit on ``role`` servers."""
+        k = self._cache.get((role, key))
+        if k is None:
+            room = free
+            rows = self._rows[role]
+            if rows is not None:
+                room = room[rows]
+            if self._cols is not None:
+                room = room[:, self._cols]
+            demand = self._demand.get(key)
+            if demand is None:
+                demand = self._demand[key] = np.asarray(key, dtype=float)
+            k = self._cache[(role, key)] = task_bound(room, demand)
+        return k
+
+
+def next_wakeup(heap: list[tuple[int, int]], t: int, member) -> int | None:
+    """Smallest slot after ``t`` in ``heap`` (entries ``(slot, job)``) among the jobs ``member``
+    accepts; entries of earlier slots and of other jobs are dropped (callers only use this with
+    slots that increase and memberships that are lost for good)."""
+    while heap and (heap[0][0] <= t or not member(heap[0][1])):
+        heapq.heappop(heap)
+    return heap[0][0] if heap else None
 
 
 class FIFO(BasePolicy):
@@ -117,6 +457,8 @@ class FIFO(BasePolicy):
         self._placer = RoundRobin(cluster)
         self._counts: dict[int, tuple[int, int]] = {}
         self._single: dict[int, list[tuple[int, int, int]]] = {}
+        self._mirror = Mirror(cluster)
+        self._bound = TaskBound(cluster)
 
     def _counts_for(self, spec) -> tuple[int, int]:
         """(workers, PS) for a job, lowered once to what fits on the empty cluster."""
@@ -177,20 +519,76 @@ class FIFO(BasePolicy):
                 free[s] -= c * pd_
         return best
 
+    def _key(self, spec: JobSpec) -> Hashable:
+        """Sub-queue of a waiting job: None for the single-server placement (always tried), else
+        its demand class and fixed counts."""
+        if self.placement == "earliest" and self.single_server_counts(spec):
+            return None
+        d = self._mirror.data[spec.job_id]
+        return (d.wkey, d.pkey, *self._counts_for(spec))
+
+    def _enqueue(self, j: int, t: int) -> None:
+        m = self._mirror
+        d = m.data[j]
+        self._waiting.add(j, m.rank[j], self._key(d.spec))
+        if self.backfill:
+            for x in d.times:
+                if x > t:
+                    heapq.heappush(self._wake, (x, j))
+
+    def _may_fit(self, free: np.ndarray, key) -> bool:
+        """False when the job's tasks certainly do not fit (``key`` from :meth:`_key`, not None)."""
+        wkey, pkey, w, p = key
+        b = self._bound
+        return w <= b.tasks(free, "worker", wkey) and (p <= 0 or p <= b.tasks(free, "ps", pkey))
+
     def decide(self, t: int, view: ClusterView) -> Decision:
-        admit = [v.job_id for v in view.pending()]
-        allocs = view.current_allocations()
+        """Start waiting jobs in arrival order (see the module docstring).
+
+        The queue is kept from one decision to the next (:class:`Mirror`, :class:`Waiting`). A
+        job whose workers or PS cannot fit in the free capacity (:class:`TaskBound`) is not tried:
+        its placement would fail and change nothing. Strict FIFO stops at the first job that does
+        not start; with backfill, the sub-queue of a demand class and counts that can no longer
+        fit is skipped as a whole, and the wakeup (the earliest slot at which one more server
+        becomes reachable for a job left waiting) comes from a heap. Decisions are those of a
+        scan of every queued job in arrival order.
+        """
+        m = self._mirror
+        followed = m.follow(t, view)
+        if followed is None:
+            admit = m.rebuild(t, view)
+            self._waiting = Waiting()
+            self._wake: list[tuple[int, int]] = []
+            for j in m.rank:
+                if j not in m.running:
+                    self._enqueue(j, t)
+        else:
+            admit = list(followed[0])
+            for j in admit:
+                self._enqueue(j, t)
+        rank = m.rank
+        running = m.running
+        allocs = {j: running[j] for j in sorted(running, key=rank.__getitem__)}
         free = view.free
         ctx = RateContext(view.cluster, view.used)
-        wakeups = []
-        for v in view.jobs.values():
-            if v.running:
+        bound = self._bound
+        bound.clear()
+        started: list[int] = []
+        wakeup = None
+        scan = self._waiting.scan()
+        while scan:
+            key = scan.key()
+            if self.backfill and allocs and key is not None and not self._may_fit(free, key):
+                scan.discard()  # nothing more of this class and counts fits: all wait
                 continue
-            spec = v.spec
-            if self.placement == "earliest" and self.single_server_counts(spec):
+            j = scan.pop()
+            spec = m.data[j].spec
+            if key is None:
                 placement = self._earliest(spec, free, t, ctx)
+            elif allocs and not self._may_fit(free, key):
+                placement = None  # would fail, leaving free and the pointers as they are
             else:
-                w, p = self._counts_for(spec)
+                w, p = key[2], key[3]
                 placement = self._placer.place_job(spec, w, p, free, t)
                 if placement is None and not allocs:
                     # the counts were checked from a fresh round-robin pointer on the empty
@@ -199,11 +597,18 @@ class FIFO(BasePolicy):
                     self._placer.reset_pointers()
                     placement = self._placer.place_job(spec, w, p, free, t)
             if placement is not None:
-                allocs[v.job_id] = placement
+                allocs[j] = placement
+                started.append(j)
+                bound.clear()
                 continue
-            nxt = next_reachable_slot(spec, view.cluster, t)
-            if nxt is not None:
-                wakeups.append(nxt)
             if not self.backfill:
+                wakeup = m.data[j].next_slot(t)
                 break
-        return Decision(allocs, admit=admit, wakeup=min(wakeups) if wakeups else None)
+        if self.backfill:
+            now = set(started)
+            waiting = self._waiting
+            wakeup = next_wakeup(self._wake, t, lambda j: j in waiting and j not in now)
+        for j in started:
+            self._waiting.remove(j)
+        m.commit(t, allocs, admit)
+        return Decision(allocs, admit=admit, wakeup=wakeup)
