@@ -449,6 +449,18 @@ def _ipc_kernel_manager() -> type:
         def _default_transport(self) -> str:
             return "ipc"
 
+        @default("ip")
+        def _default_ip(self) -> str:
+            # An absolute socket path: the default ("kernel-ipc") is relative to the current
+            # directory, which differs between the client and a kernel started in the
+            # notebook's folder.
+            import uuid
+
+            from jupyter_core.paths import jupyter_runtime_dir
+
+            os.makedirs(jupyter_runtime_dir(), exist_ok=True)
+            return os.path.join(jupyter_runtime_dir(), f"dlsched-{uuid.uuid4().hex[:12]}-ipc")
+
     return IPCKernelManager
 
 
