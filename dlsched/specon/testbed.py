@@ -134,7 +134,7 @@ import pandas as pd
 
 from dlsched.core.jobs import JobSpec, Workload
 from dlsched.specon.model import PAUSE_SD_PAPER, SpeconJob, make_cluster
-from dlsched.specon.policy import categorise, gain, speculative_target
+from dlsched.specon.policy import _number, categorise, gain, speculative_target
 from dlsched.specon.testbed_job import DATASETS, EXIT_CHECKPOINTED, TrainConfig, load_dataset, save_dataset
 
 __all__ = [
@@ -223,15 +223,8 @@ class TestbedTimeout(TestbedError):
 
 
 def _num(value, what: str, *, lo: float | None = None, hi: float | None = None, strict: bool = False):
-    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
-    if not ok or not math.isfinite(float(value)):
-        raise ValueError(f"{what} must be a finite number, got {value!r}")
-    x = float(value)
-    if lo is not None and (x <= lo if strict else x < lo):
-        raise ValueError(f"{what} must be {'>' if strict else '>='} {lo:g}, got {value!r}")
-    if hi is not None and x > hi:
-        raise ValueError(f"{what} must be <= {hi:g}, got {value!r}")
-    return x
+    """A finite number in range (the policy's own check, :func:`dlsched.specon.policy._number`)."""
+    return _number(value, what, lo=lo, hi=hi, strict_lo=strict)
 
 
 def _int(value, what: str, lo: int) -> int:
