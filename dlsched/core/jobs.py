@@ -905,8 +905,9 @@ class Workload:
             raise ValueError(f"workload.jobs: duplicate job_id {dup[:5]}")
         if self.horizon is not None:
             object.__setattr__(self, "horizon", _int(self.horizon, "workload.horizon", lo=1))
+        fits: dict[tuple, bool] = {}  # one packing test per demand class (82k trace jobs, few classes)
         for s in jobs:
-            _check_fits(self.cluster, s)
+            _check_fits(self.cluster, s, fits)
         object.__setattr__(self, "jobs", jobs)
         object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
 
@@ -922,11 +923,12 @@ class Workload:
         return pd.DataFrame([s.to_row() for s in self.jobs])
 
 
-def _check_fits(cluster: Cluster, spec: JobSpec) -> None:
+def _check_fits(cluster: Cluster, spec: JobSpec, memo: dict[tuple, bool] | None = None) -> None:
     """Raise if the job's minimum workers and the PS they need fit nowhere on the empty cluster.
 
     Tasks are placed one at a time, round robin (the baselines' placement), workers then PS and,
     if that fails, PS then workers; a job that fits neither way is rejected at construction.
+    ``memo`` caches the answer per (worker demand, PS demand, workers, PS) on this cluster.
     """
     j = spec.job_id
     wd = cluster.vector(spec.worker_demand, f"job {j}: worker_demand")
@@ -934,6 +936,23 @@ def _check_fits(cluster: Cluster, spec: JobSpec) -> None:
     spec.delays(cluster)
     need_w = spec.model.min_workers
     need_p = spec.model.ps_for(need_w) if spec.model.needs_ps else 0
+    key = (wd.tobytes(), pd_.tobytes(), int(need_w), int(need_p))
+    if memo is not None and key in memo:
+        fits = memo[key]
+    else:
+        fits = _fits_empty(cluster, wd, pd_, need_w, need_p)
+        if memo is not None:
+            memo[key] = fits
+    if fits:
+        return
+    raise ValueError(
+        f"job {j} can never run: {need_w} worker(s) of demand {dict(spec.worker_demand)}"
+        + (f" and {need_p} PS of demand {dict(spec.ps_demand)}" if need_p else "")
+        + " do not fit on the empty cluster"
+    )
+
+
+def _fits_empty(cluster: Cluster, wd: np.ndarray, pd_: np.ndarray, need_w: int, need_p: int) -> bool:
     for order in (("worker", "ps"), ("ps", "worker")):
         free = cluster.capacity.copy()
         ok = True
@@ -943,12 +962,8 @@ def _check_fits(cluster: Cluster, spec: JobSpec) -> None:
                 ok = False
                 break
         if ok:
-            return
-    raise ValueError(
-        f"job {j} can never run: {need_w} worker(s) of demand {dict(spec.worker_demand)}"
-        + (f" and {need_p} PS of demand {dict(spec.ps_demand)}" if need_p else "")
-        + " do not fit on the empty cluster"
-    )
+            return True
+    return False
 
 
 def _round_robin_fill(cluster: Cluster, free: np.ndarray, demand: np.ndarray, count: int, role: str) -> bool:
