@@ -536,12 +536,17 @@ def _read_csv(path: Path, required: Sequence[str]) -> pd.DataFrame:
     raw.columns = [str(c).strip() for c in raw.columns]
     missing = [c for c in required if c not in raw.columns]
     if missing:
-        raise ValueError(
-            f"{path}: missing required column {missing[0]!r}"
-            + (f" (all missing: {missing})" if len(missing) > 1 else "")
-            + f"; found columns {list(raw.columns)}"
-        )
+        raise missing_columns_error(path, missing, raw.columns)
     return raw
+
+
+def missing_columns_error(source: object, missing: Sequence[str], found: Sequence[str]) -> ValueError:
+    """The error for a trace table without required columns, naming the source and the columns."""
+    return ValueError(
+        f"{source}: missing required column {missing[0]!r}"
+        + (f" (all missing: {list(missing)})" if len(missing) > 1 else "")
+        + f"; found columns {list(found)}"
+    )
 
 
 def _duplicate_rows(columns: Mapping[str, pd.Series]) -> np.ndarray:

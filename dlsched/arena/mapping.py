@@ -237,11 +237,7 @@ def _validated(df: pd.DataFrame) -> pd.DataFrame:
         raise TypeError(f"expected a pandas DataFrame of trace jobs, got {type(df).__name__}")
     missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
     if missing:
-        raise ValueError(
-            f"{_source(df)}: missing required column {missing[0]!r}"
-            + (f" (all missing: {missing})" if len(missing) > 1 else "")
-            + f"; found columns {list(df.columns)}"
-        )
+        raise traces.missing_columns_error(_source(df), missing, df.columns)
     if len(df) == 0:
         raise ValueError(f"{_source(df)}: the job frame has no rows")
     ids = _numeric(df, "job_id")
