@@ -94,6 +94,7 @@ __all__ = [
     "load_itp",
     "load_philly",
     "load_philly_vc_nodes",
+    "missing_columns_error",
     "sample_jobs",
     "verify",
 ]
