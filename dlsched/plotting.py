@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 #: Paper keys allowed as the ``<paper>`` part of a figure name (``overview``: cross-paper figures).
-PAPER_KEYS: tuple[str, ...] = ("oasis", "optimus", "pdors", "aonline", "specon", "overview")
+PAPER_KEYS: tuple[str, ...] = ("oasis", "optimus", "pdors", "aonline", "specon", "arena", "overview")
 
 #: Regular expression every figure name must match: ``fig_<paper>_<nn>_<what>``.
 FIGURE_NAME_PATTERN: re.Pattern[str] = re.compile(r"^fig_[a-z0-9]+_[0-9]{2}_[a-z0-9_]+$")

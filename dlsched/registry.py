@@ -51,6 +51,7 @@ WORKLOADS: dict[str, str] = {
     "pdors": "dlsched.pdors.model:pdors_workload",
     "aonline": "dlsched.aonline.model:aonline_workload",
     "specon": "dlsched.specon.model:specon_workload",
+    "trace": "dlsched.arena.experiments:trace_workload",  # a real trace window, any job model
 }
 """Workload name -> ``module:function(rng, **params)``."""
 
@@ -127,6 +128,11 @@ def make_policy(name: str, workload: Workload | None = None, **params) -> Policy
     """
     cls = _resolve(POLICIES, name, "policy")
     _check_params(policy_parameters(name), params, f"policy {name!r}")
+    if workload is not None and workload.params.get("mapped_by") == "dlsched.arena.mapping":
+        # jobs mapped from a real trace: refuse a policy that cannot run their model, naming both
+        from dlsched.arena.mapping import check_policy
+
+        check_policy(name, workload.params["model"])
     if workload is not None and hasattr(cls, "from_workload"):
         return cls.from_workload(workload, **params)
     return cls(**params)

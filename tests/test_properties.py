@@ -259,27 +259,39 @@ horizons = st.none() | st.integers(1, 25)
 
 
 def _step_allocations(result) -> list[tuple[int, int, dict[int, Placement]]]:
-    """The recorded runs regrouped into engine steps ``(slot, slots, {job: placement})``.
+    """The recorded runs regrouped into stretches of constant allocation ``(slot, slots, {job:
+    placement})``: the cuts are every record's start and end.
 
-    The engine keeps the allocation unchanged within a step, so per-step checks cover every slot.
+    The engine records a job's placement from when it starts or changes for as long as it is
+    unchanged, so all of a job's records in force at a slot start together and have one length;
+    within a stretch nothing changes, so per-stretch checks cover every slot.
     """
     runs = result.runs
     steps = []
     t_col, k_col = runs["slot"].to_numpy(), runs["slots"].to_numpy()
     j_col, s_col = runs["job"].to_numpy(), runs["server"].to_numpy()
     r_col, c_col = runs["role"].to_numpy(), runs["count"].to_numpy()
-    for t in np.unique(t_col):
-        rows = np.flatnonzero(t_col == t)
-        lengths = set(k_col[rows].tolist())
-        assert len(lengths) == 1, f"runs starting at slot {t} have different lengths {lengths}"
+    assert (k_col >= 1).all(), "a run record of no slot"
+    for j in np.unique(j_col):
+        rows = np.flatnonzero(j_col == j)
+        for t in np.unique(t_col[rows]):
+            lengths = set(k_col[rows[t_col[rows] == t]].tolist())
+            assert len(lengths) == 1, f"job {j}: runs starting at slot {t} have different lengths {lengths}"
+        spans = sorted({(int(t_col[i]), int(k_col[i])) for i in rows})
+        for (t0, k0), (t1, _) in pairwise(spans):
+            assert t0 + k0 <= t1, f"job {j}: runs overlap: [{t0}, {t0 + k0}) and slot {t1}"
+    end = t_col + k_col
+    cuts = np.unique(np.concatenate([t_col, end]))
+    for a, b in pairwise(cuts.tolist()):
+        rows = np.flatnonzero((t_col <= a) & (end > a))
+        if not len(rows):
+            continue
         per_job: dict[int, dict[str, dict[int, int]]] = defaultdict(lambda: {"worker": {}, "ps": {}})
         for i in rows:
             d = per_job[int(j_col[i])][r_col[i]]
             d[int(s_col[i])] = d.get(int(s_col[i]), 0) + int(c_col[i])
-        steps.append((int(t), lengths.pop(),
-                      {j: Placement.of(d["worker"], d["ps"]) for j, d in per_job.items()}))
-    for (t0, k0, _), (t1, _, _) in pairwise(steps):
-        assert t0 + k0 <= t1, f"engine steps overlap: [{t0}, {t0 + k0}) and slot {t1}"
+        allocs = {j: Placement.of(d["worker"], d["ps"]) for j, d in per_job.items()}
+        steps.append((int(a), int(b - a), allocs))
     return steps
 
 

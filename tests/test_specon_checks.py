@@ -54,10 +54,18 @@ def test_moves_at_most_once_fails_on_second_move(small):
     fake = type("P", (), {"events": [*pol.events, {**moved, "slot": moved["slot"] + 1}],
                           "move_limit": "once_total"})()
     assert not checks.moves_at_most_once(res, fake, limit=1).holds
+    # a second host change in the run records: the moved job's last record split in two, the
+    # second half on another node
     runs = res.runs.copy()
     j = moved["job"]
     last = runs[runs["job"] == j].index[-1]
-    runs.loc[last, "server"] = (runs.loc[last, "server"] + 1) % res.workload.cluster.n_servers
+    row = runs.loc[last].copy()
+    assert row["slots"] >= 2
+    half = int(row["slots"]) // 2
+    runs.loc[last, "slots"] = half
+    row["slot"], row["slots"] = row["slot"] + half, row["slots"] - half
+    row["server"] = (row["server"] + 1) % res.workload.cluster.n_servers
+    runs = pd.concat([runs, row.to_frame().T.astype(runs.dtypes.to_dict())], ignore_index=True)
     assert not checks.moves_at_most_once(replace(res, runs=runs), pol).holds
     # DS's limit is 0: SpeCon's run judged as a DS run fails
     assert not checks.moves_at_most_once(res, K8sDefault()).holds

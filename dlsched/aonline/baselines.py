@@ -316,6 +316,20 @@ class Preemptive(BasePolicy):
             raise ValueError(f"preemptive.strict must be a bool, got {strict!r}")
         self.strict = strict
 
+    @classmethod
+    def from_workload(cls, workload, **params) -> Preemptive:
+        """The policy, after checking up front that every job fits on some single server (the
+        check :meth:`decide` makes when the job arrives), so that a workload it can never run
+        is refused before the simulation starts."""
+        pol = cls(**params)
+        for spec in workload.jobs:
+            if not single_server_widths(spec, workload.cluster, wanted_workers(spec)):
+                raise ValueError(
+                    f"preemptive: job {spec.job_id} fits on no single server (its "
+                    f"{spec.model.min_workers} worker(s) and PS together), so it could never run"
+                )
+        return pol
+
     def reset(self, cluster, rng) -> None:
         super().reset(cluster, rng)
         self._preemptions: dict[int, int] = {}

@@ -181,6 +181,10 @@ REQUIRED_COLUMNS: tuple[str, ...] = ("job_id", "submit_time", "duration", "num_g
 
 WEEK_SECONDS = 7 * 86400
 
+MAPPED_BY = "dlsched.arena.mapping"
+"""``workload.params["mapped_by"]`` of a :func:`map_jobs` workload: the registry then checks that a
+policy can run its model (:func:`check_policy`) before building it."""
+
 
 def _default(fn: Callable, name: str):
     """Default of parameter ``name`` of a wing's builder (reused, not copied)."""
@@ -1205,7 +1209,8 @@ def map_jobs(
     specs, extra = build(J, streams, params)
     horizon = _horizon(J, params.get("horizon")) if model in ("oasis", "pdors") else None
     out_params = {
-        "model": model, "trace": trace or "custom", "week": df.attrs.get("week"), "n_jobs": J.n,
+        "mapped_by": MAPPED_BY, "model": model, "trace": trace or "custom", "week": df.attrs.get("week"),
+        "n_jobs": J.n,
         "slot_seconds": slot, "pools": pooled, "pool_names": names, "node_type": node_type,
         "gpus_per_node": int(J.node["gpu"]), "nodes": tuple(int(x) for x in table["nodes"]),
         **{k: v for k, v in params.items() if k != "horizon"}, **extra,
@@ -1611,7 +1616,20 @@ def _probe(model: str) -> Mapping[str, str | None]:
     job finished or rejected, no stall, no error), else the reason."""
     from dlsched.core.simulator import simulate
 
+    global _probing
     out: dict[str, str | None] = {}
+    _probing, was = True, _probing  # registry.make_policy's compatibility check would ask us
+    try:
+        _probe_all(model, out, simulate)
+    finally:
+        _probing = was
+    return MappingProxyType(out)
+
+
+_probing = False
+
+
+def _probe_all(model: str, out: dict, simulate) -> None:
     for name in registry.policy_names():
         try:
             wl = map_jobs(_probe_frame(), model, np.random.default_rng(0), nodes={"a": 1, "b": 1},
@@ -1623,7 +1641,6 @@ def _probe(model: str) -> Mapping[str, str | None]:
         left = res.jobs.loc[~res.jobs["status"].isin(["finished", "rejected"]), "job_id"].tolist()
         stalled = " (stalled)" if res.stalled else ""
         out[name] = f"jobs {left} neither finished nor rejected{stalled}" if left else None
-    return MappingProxyType(out)
 
 
 def compatible_policies(model: str) -> list[str]:
@@ -1647,6 +1664,8 @@ def check_policy(policy: str, model: str) -> None:
         Unknown policy or model, or an incompatible pair; the message lists the compatible policies.
     """
     _policy_class(policy)
+    if _probing:
+        return
     why = _probe(_check_model(model))[policy]
     if why is not None:
         raise ValueError(
@@ -1667,7 +1686,7 @@ def make_policy(name: str, workload: Workload, **params):
         or a missing model parameter (naming it).
     """
     model = workload.params.get("model") if isinstance(workload, Workload) else None
-    if model not in MODELS:
+    if model not in MODELS or workload.params.get("mapped_by") != MAPPED_BY:
         name_ = getattr(workload, "name", workload)
         raise ValueError(f"workload {name_!r} was not built by map_jobs (its params have no 'model')")
     check_policy(name, model)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 
 import numpy as np
@@ -182,13 +183,16 @@ class Cluster:
 
     def servers_for(self, role: str) -> np.ndarray:
         """Indices of the servers that may host ``role`` ("worker" or "ps")."""
-        if role == "worker":
-            allowed = WORKER_POOLS
-        elif role == "ps":
-            allowed = PS_POOLS
-        else:
+        if role not in ("worker", "ps"):
             raise ValueError(f"role must be 'worker' or 'ps', got {role!r}")
-        return np.array([i for i, s in enumerate(self.servers) if s.pool in allowed], dtype=int)
+        return self._role_servers[role].copy()
+
+    @cached_property
+    def _role_servers(self) -> dict[str, np.ndarray]:
+        return {
+            role: np.array([i for i, s in enumerate(self.servers) if s.pool in allowed], dtype=int)
+            for role, allowed in (("worker", WORKER_POOLS), ("ps", PS_POOLS))
+        }
 
     def resource_index(self, name: str) -> int:
         """Column of resource ``name`` in :attr:`capacity`."""

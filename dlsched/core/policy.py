@@ -74,6 +74,10 @@ class JobView:
 class ClusterView:
     """Read-only snapshot handed to :meth:`Policy.decide`.
 
+    The simulator builds the job table's entries lazily while the policy decides (a decision
+    that reads a few jobs does not pay for the whole queue); a view the policy keeps is completed
+    when ``decide`` returns, so it stays a snapshot of its slot.
+
     Attributes
     ----------
     t : int

@@ -26,7 +26,9 @@ change costs under the policy's own mechanism).
 from __future__ import annotations
 
 import math
+import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
@@ -36,7 +38,14 @@ import pandas as pd
 
 from dlsched.core.jobs import RateContext, Workload
 from dlsched.core.policy import ClusterView, JobView, Policy
-from dlsched.core.schedule import EMPTY, Decision, ScheduleViolation, check_allocations, server_usage
+from dlsched.core.schedule import (
+    EMPTY,
+    Decision,
+    ScheduleViolation,
+    UsageCache,
+    check_capacity,
+    check_placements,
+)
 
 _TOL = 1e-9
 
@@ -86,7 +95,9 @@ class SimulationResult:
         One row per job (columns in the README glossary).
     runs : pandas.DataFrame
         Run-length allocation records ``job, slot, slots, server, role, count``: ``count`` tasks of
-        ``role`` on ``server`` during slots ``slot .. slot + slots - 1``.
+        ``role`` on ``server`` during slots ``slot .. slot + slots - 1``. A job's records start
+        together whenever its placement starts or changes, and last while it is unchanged (all
+        of a job's records in force at a slot share ``slot`` and ``slots``).
     end_slot : int
         First slot not simulated.
     decisions : int
@@ -204,8 +215,18 @@ def simulate(
     state = {j: _State() for j in specs}
     policy.reset(cluster, rng)
     bar = _progress(progress, len(order))
+    # Incremental bookkeeping, so that a step costs O(active jobs), not O(all jobs): the active
+    # jobs in workload order, each job's position in it, its demand vectors (converted once),
+    # the last JobView built for it and the usage of the current allocations.
+    live: dict[int, None] = {}
+    pos = {s.job_id: i for i, s in enumerate(order)}
+    usage = UsageCache(cluster, specs)
+    views: dict = {}
+    used = usage.update({})
+    rate_of: dict = {}  # job -> (placement, rate), on clusters without compressible resources
+    hard_only = not soft.any()
 
-    runs: list[tuple[int, int, int, int, str, int]] = []
+    runs = _Runs()
     allocs: dict = {}
     idx = 0
     n = len(order)
@@ -224,9 +245,10 @@ def simulate(
         while idx < n and order[idx].arrival <= t:
             j = order[idx].job_id
             state[j].status = "pending"
+            live[j] = None
             arrived.append(j)
             idx += 1
-        active = [j for j in _active_ids(order, state)]
+        active = list(live)
         if not active:
             if idx >= n:
                 break
@@ -235,14 +257,20 @@ def simulate(
             continue
         if first or arrived or completed or (wakeup is not None and t >= wakeup):
             first = False
-            view = _view(t, cluster, specs, state, active, allocs, arrived, completed, H)
-            decision = policy.decide(t, view)
+            view = _view(t, cluster, specs, state, active, used, arrived, completed, H, views)
+            try:
+                decision = policy.decide(t, view)
+            finally:
+                _settle(view)
             decisions += 1
             if not isinstance(decision, Decision):
                 raise TypeError(
                     f"{type(policy).__name__}.decide must return a Decision, got {type(decision).__name__}"
                 )
-            allocs = _apply(t, decision, state, specs, cluster, check, bar)
+            allocs, used = _apply(t, decision, state, specs, cluster, check, bar, allocs, pos, usage)
+            for j in decision.reject:
+                live.pop(j, None)
+                views.pop(j, None)
             wakeup = decision.wakeup
             if wakeup is not None and wakeup <= t:
                 raise ScheduleViolation(
@@ -250,7 +278,7 @@ def simulate(
                 )
             arrived, completed = [], []
         # --- rates under the current allocation
-        load = server_usage(cluster, specs, allocs)
+        load = used
         limits: list[float] = []
         if soft.any():
             # A job pausing after a placement switch (save + restore) uses no time-shared
@@ -258,15 +286,21 @@ def simulate(
             # pause does, so the others' shares change exactly then (SpeCon spec 7.7).
             paused = {j: p for j, p in allocs.items() if state[j].pause_left > _TOL}
             if paused:
-                load = load - server_usage(cluster, specs, paused) * soft
+                load = load - usage.usage(paused) * soft
                 limits.extend(math.ceil(state[j].pause_left - _TOL) for j in paused)
         ctx = RateContext(cluster, load)
         rates: dict[int, float] = {}
         for j, p in allocs.items():
             st = state[j]
-            r = specs[j].model.rate(specs[j], p, ctx)
-            if not (r >= 0 and math.isfinite(r)):
-                raise ValueError(f"job {j}: model rate must be finite and >= 0, got {r!r}")
+            hit = rate_of.get(j) if hard_only else None
+            if hit is not None and hit[0] is p:
+                r = hit[1]
+            else:
+                r = specs[j].model.rate(specs[j], p, ctx)
+                if not (r >= 0 and math.isfinite(r)):
+                    raise ValueError(f"job {j}: model rate must be finite and >= 0, got {r!r}")
+                if hard_only:
+                    rate_of[j] = (p, r)
             rates[j] = r
             if r > 0:
                 remaining = specs[j].model.total_work - st.work_done
@@ -284,10 +318,7 @@ def simulate(
         # --- advance k slots
         for j, p in allocs.items():
             st = state[j]
-            for s, c in p.workers:
-                runs.append((j, t, k, s, "worker", c))
-            for s, c in p.ps:
-                runs.append((j, t, k, s, "ps", c))
+            runs.add(j, t, k, p)
             r = rates[j]
             if r <= 0:
                 st.pause_left = max(0.0, st.pause_left - k)
@@ -307,13 +338,20 @@ def simulate(
         t += k
         for j in completed:
             allocs.pop(j, None)
+            live.pop(j, None)
+            usage.forget(j)
+            rate_of.pop(j, None)
+            views.pop(j, None)
+            runs.open.pop(j, None)
             state[j].placement = EMPTY
+        if completed:
+            used = usage.update(allocs)
     if bar is not None:
         bar.close()
     if H is not None:
         t = min(t, H)
     jobs = _jobs_table(order, state, slot_s)
-    runs_df = pd.DataFrame(runs, columns=["job", "slot", "slots", "server", "role", "count"])
+    runs_df = runs.table()
     return SimulationResult(
         workload=workload,
         policy=getattr(policy, "name", type(policy).__name__),
@@ -327,10 +365,46 @@ def simulate(
     )
 
 
-def _active_ids(order, state):
-    for s in order:
-        if state[s.job_id].status in ("pending", "admitted"):
-            yield s.job_id
+class _Runs:
+    """Run-length allocation records, one per job, server and role, extended while a job's
+    placement stays the same from one step to the next."""
+
+    def __init__(self) -> None:
+        self.cols: tuple[list, ...] = ([], [], [], [], [], [])  # job, slot, slots, server, role, count
+        self.open: dict[int, tuple[object, int, list[int]]] = {}  # job -> (placement, end, rows)
+
+    def add(self, j: int, t: int, k: int, p) -> None:
+        """Job ``j`` holds placement ``p`` during slots ``t .. t + k - 1``."""
+        slots = self.cols[2]
+        hit = self.open.get(j)
+        if hit is not None and hit[1] == t and (hit[0] is p or hit[0] == p):
+            for i in hit[2]:
+                slots[i] += k
+            self.open[j] = (p, t + k, hit[2])
+            return
+        rows = []
+        job, slot, _, server, role, count = self.cols
+        for what, pairs in (("worker", p.workers), ("ps", p.ps)):
+            for s, c in pairs:
+                rows.append(len(job))
+                job.append(j)
+                slot.append(t)
+                slots.append(k)
+                server.append(s)
+                role.append(what)
+                count.append(c)
+        self.open[j] = (p, t + k, rows)
+
+    def table(self) -> pd.DataFrame:
+        names = ["job", "slot", "slots", "server", "role", "count"]
+        if not self.cols[0]:
+            return pd.DataFrame([], columns=names)
+        return pd.DataFrame(
+            {
+                n: np.array(c, dtype=object if n == "role" else np.int64)
+                for n, c in zip(names, self.cols, strict=True)
+            }
+        )
 
 
 def _progress(enabled: bool, total: int):
@@ -341,26 +415,112 @@ def _progress(enabled: bool, total: int):
     return tqdm(total=total, desc="jobs done", unit="job")
 
 
-def _view(t, cluster, specs, state, active, allocs, arrived, completed, H) -> ClusterView:
-    jobs = {}
-    for j in active:
-        st = state[j]
-        model = specs[j].model
-        jobs[j] = JobView(
-            spec=specs[j],
-            status=st.status,
-            work_done=st.work_done,
-            remaining_work=(model.total_work - st.work_done) if model.work_known else None,
-            start=st.start,
-            placement=st.placement,
-            observations=model.observations(st.work_done),
-        )
-    used = server_usage(cluster, specs, {j: p for j, p in allocs.items() if j in jobs})
+def _settle(view: ClusterView) -> None:
+    """After ``decide``: a view the policy kept (a log, a test) gets its job table built in full
+    now, so it stays the snapshot it was; any other is expired (nobody can read it anyway)."""
+    jobs = view.jobs
+    # References: the caller's ``view`` and this frame's, and getrefcount's argument; for the
+    # table, the view's field, ``jobs`` and the argument. More means someone kept it.
+    if sys.getrefcount(view) > 3 or sys.getrefcount(jobs) > 3:
+        jobs._freeze()
+    else:
+        jobs._expire()
+
+
+class _Jobs(Mapping):
+    """The view's job table, ``job id -> JobView`` in workload order, built on first access.
+
+    A policy that reads a few jobs (the head of a queue, a completion) costs only those; a
+    :class:`JobView` is rebuilt only when its job's state changed since the last one built. The
+    table reads the live simulation state, so it is exact while the policy decides; when
+    ``decide`` returns, the simulator builds the rest of a table the policy kept (so a stored
+    view is a true snapshot) and expires the others (reading one raises RuntimeError).
+    """
+
+    __slots__ = ("_t", "_ids", "_set", "_state", "_specs", "_cache", "_built", "_live")
+
+    def __init__(self, t, ids, state, specs, cache) -> None:
+        self._t, self._ids, self._state, self._specs, self._cache = t, ids, state, specs, cache
+        self._set = None
+        self._built: dict[int, JobView] = {}
+        self._live = True
+
+    def _expire(self) -> None:
+        self._live = False
+
+    def _freeze(self) -> None:
+        for j in self._ids:
+            self[j]
+        self._state = None  # every entry is built: the live state is never read again
+
+    def _alive(self) -> None:
+        if not self._live:
+            raise RuntimeError(
+                f"the job table of the ClusterView of slot {self._t} was read after decide() returned; "
+                "a view is valid only during the decide() call it is passed to (copy what you need)"
+            )
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __iter__(self):
+        if self._state is not None:
+            self._alive()
+        return iter(self._ids)
+
+    def __reversed__(self):
+        if self._state is not None:
+            self._alive()
+        return reversed(self._ids)
+
+    def __contains__(self, j) -> bool:
+        if self._set is None:
+            self._set = set(self._ids)
+        return j in self._set
+
+    def __getitem__(self, j) -> JobView:
+        v = self._built.get(j)
+        if v is not None:
+            return v
+        self._alive()
+        if j not in self or self._state is None:
+            raise KeyError(j)
+        st = self._state[j]
+        key = (st.status, st.work_done, st.start, st.placement)
+        hit = self._cache.get(j)
+        if hit is not None and hit[0] == key:
+            v = hit[1]
+        else:
+            spec = self._specs[j]
+            model = spec.model
+            # JobView(...) field by field, without the frozen dataclass's per-field setattr
+            # (this is the simulator's hottest allocation); the result is an ordinary JobView.
+            v = object.__new__(JobView)
+            v.__dict__.update(
+                spec=spec,
+                status=st.status,
+                work_done=st.work_done,
+                remaining_work=(model.total_work - st.work_done) if model.work_known else None,
+                start=st.start,
+                placement=st.placement,
+                observations=model.observations(st.work_done),
+            )
+            self._cache[j] = (key, v)
+        self._built[j] = v
+        return v
+
+    def __repr__(self) -> str:
+        return f"<job table of slot {self._t}: {len(self._ids)} jobs>"
+
+
+def _view(t, cluster, specs, state, active, used, arrived, completed, H, views) -> ClusterView:
+    """The policy's view (its job table is :class:`_Jobs`)."""
+    used = used.copy()
     used.setflags(write=False)
     return ClusterView(
         t=t,
         cluster=cluster,
-        jobs=MappingProxyType(jobs),
+        jobs=_Jobs(t, active, state, specs, views),
         used=used,
         arrived=tuple(arrived),
         completed=tuple(completed),
@@ -368,7 +528,13 @@ def _view(t, cluster, specs, state, active, allocs, arrived, completed, H) -> Cl
     )
 
 
-def _apply(t, d: Decision, state, specs, cluster, check: bool, bar) -> dict:
+def _apply(t, d: Decision, state, specs, cluster, check: bool, bar, prev, pos, usage):
+    """Apply decision ``d`` (after the checks); return the new allocations and their usage.
+
+    ``prev`` are the allocations in force, ``pos`` each job's index in workload order (the order
+    in which violations are reported), ``usage`` the simulation's
+    :class:`~dlsched.core.schedule.UsageCache`.
+    """
     for j in sorted(d.admit | d.reject):
         if j not in state or state[j].status != "pending":
             st = state[j].status if j in state else "unknown"
@@ -395,9 +561,13 @@ def _apply(t, d: Decision, state, specs, cluster, check: bool, bar) -> dict:
     for j, info in d.info.items():
         if j in state:
             state[j].info.update(info)
-    if check:
-        check_allocations(cluster, specs, t, d.allocations)
     new = dict(d.allocations)
+    if check:
+        changed = [j for j, p in new.items() if p != state[j].placement]
+        check_placements(cluster, specs, t, new, changed)
+    used = usage.update(new)
+    if check:
+        check_capacity(cluster, t, new, used)
     for j in sorted(d.pause):
         p = new.get(j, EMPTY)
         if p.is_empty or p == state[j].placement:
@@ -408,11 +578,16 @@ def _apply(t, d: Decision, state, specs, cluster, check: bool, bar) -> dict:
                 job=j,
                 amount=d.pause[j],
             )
-    for j, st in state.items():
-        if st.status not in ("admitted",):
-            continue
+    # Only a job running before or after this decision can change (the others have an empty
+    # placement and get none).
+    touched = set(new) | {j for j in prev if state[j].status == "admitted"}
+    for j in sorted(touched, key=pos.__getitem__):
+        st = state[j]
         p = new.get(j, EMPTY)
         prev = st.placement
+        if p is prev or p == prev:  # unchanged: nothing to check or count
+            st.placement = p
+            continue
         model = specs[j].model
         if not model.elastic and not prev.is_empty and not p.is_empty and p != prev:
             raise ScheduleViolation(
@@ -437,7 +612,7 @@ def _apply(t, d: Decision, state, specs, cluster, check: bool, bar) -> dict:
         if st.start is None and p.n_workers > 0:
             st.start = t
         st.placement = p
-    return new
+    return new, used
 
 
 def _jobs_table(order, state, slot_s: float) -> pd.DataFrame:
