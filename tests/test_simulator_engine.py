@@ -137,3 +137,21 @@ def test_run_records_last_while_the_placement_is_unchanged() -> None:
         assert end == int(done.loc[j, "completion_slot"]) + 1
     # the records cover the same task-slots as the per-slot allocation table
     assert int((res.runs["count"] * res.runs["slots"]).sum()) == int(res.allocations["count"].sum())
+
+
+def test_placement_of_agrees_with_the_job_table():
+    seen = []
+
+    class Probe(_Keeper):
+        def decide(self, t, view):
+            for j, v in view.jobs.items():
+                want = v.placement if v.running else None
+                assert view.placement_of(j) == want
+                seen.append(j)
+            assert view.placement_of(10**6) is None
+            running = {j: p for j, p in view.placements.items() if not p.is_empty}
+            assert dict(view.current_allocations()) == running
+            return super().decide(t, view)
+
+    simulate(_workload(), Probe())
+    assert seen

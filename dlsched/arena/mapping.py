@@ -99,13 +99,11 @@ Philly jobs of more than 8 GPUs become 8-GPU-equivalent containers running propo
 (GPU time kept). A_online jobs keep their allocation from start to end ((2c)-(2d)) and wait 1-40 h
 for their data.
 
-Speed (whole Philly trace, 82,182 jobs, one core): building the jobs takes 1.5 s (rigid), 2-3 s
-(SpeCon, A_online), 4 s (Optimus) and 7 s (OASiS, PD-ORS); the
-:class:`~dlsched.core.jobs.Workload` constructor's per-job placement check
-(``dlsched.core.jobs._check_fits``, 0.5-1 ms per job on the 352-node cluster) brings
-:func:`map_jobs` to 45 s (rigid), 7 s (SpeCon), 13 s (Optimus) and about 90 s (OASiS, PD-ORS,
-A_online). A_online's per-job delay vectors (353 numbers per job) need about 1.6 GB on the whole
-trace; ``delays="cluster"`` avoids them.
+Speed (whole Philly trace, 82,182 jobs, one core): :func:`map_jobs` takes 1.6 s (rigid), 2.0 s
+(SpeCon), 4.6 s (Optimus), 6.9 s (OASiS) and 7.4 s (PD-ORS), the
+:class:`~dlsched.core.jobs.Workload` constructor's placement check included (one empty-cluster
+packing test per demand class). A_online's per-job delay vectors (353 numbers per job) make
+about 1.6 GB and 90-100 s on the whole trace; ``delays="cluster"`` avoids them.
 
 Bad input raises ``ValueError`` naming the file (``df.attrs["sources"]``), the 0-based row, the
 job id and the column; a week outside the trace names the week and the trace's range; a policy

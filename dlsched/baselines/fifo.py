@@ -229,8 +229,8 @@ class Mirror:
                 return None
         for j, p in running.items():
             if j not in done:
-                v = jobs.get(j)
-                if v is None or (v.placement is not p and v.placement != p):
+                q = view.placement_of(j)
+                if q is None or (q is not p and q != p):
                     return None
         used = self.used
         if done:

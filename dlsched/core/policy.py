@@ -91,6 +91,9 @@ class ClusterView:
         Jobs that arrived / completed since the previous decision.
     horizon : int or None
         Last slot + 1 of the simulation, if bounded (OASiS's T).
+    placements : Mapping[int, Placement] or None
+        The running jobs' placements (what :meth:`current_allocations` returns, in no particular
+        order), when the simulator provides them; read through :meth:`placement_of`.
     """
 
     t: int
@@ -100,6 +103,19 @@ class ClusterView:
     arrived: tuple[int, ...]
     completed: tuple[int, ...]
     horizon: int | None
+    placements: Mapping[int, Placement] | None = None
+
+    def placement_of(self, job: int) -> Placement | None:
+        """The placement of running job ``job``, None if it is not running (or not in the view).
+
+        O(1) when the simulator gave :attr:`placements`, without building the job's
+        :class:`JobView`; else read from :attr:`jobs`.
+        """
+        if self.placements is not None:
+            q = self.placements.get(job)
+            return q if q is not None and not q.is_empty else None
+        v = self.jobs.get(job)
+        return v.placement if v is not None and v.running else None
 
     @property
     def free(self) -> np.ndarray:

@@ -257,7 +257,7 @@ def simulate(
             continue
         if first or arrived or completed or (wakeup is not None and t >= wakeup):
             first = False
-            view = _view(t, cluster, specs, state, active, used, arrived, completed, H, views)
+            view = _view(t, cluster, specs, state, active, used, arrived, completed, H, views, allocs)
             try:
                 decision = policy.decide(t, view)
             finally:
@@ -513,8 +513,9 @@ class _Jobs(Mapping):
         return f"<job table of slot {self._t}: {len(self._ids)} jobs>"
 
 
-def _view(t, cluster, specs, state, active, used, arrived, completed, H, views) -> ClusterView:
-    """The policy's view (its job table is :class:`_Jobs`)."""
+def _view(t, cluster, specs, state, active, used, arrived, completed, H, views, allocs) -> ClusterView:
+    """The policy's view (its job table is :class:`_Jobs`). ``allocs`` (the running jobs'
+    placements) is never changed after this: each decision makes a new dict."""
     used = used.copy()
     used.setflags(write=False)
     return ClusterView(
@@ -525,6 +526,7 @@ def _view(t, cluster, specs, state, active, used, arrived, completed, H, views) 
         arrived=tuple(arrived),
         completed=tuple(completed),
         horizon=H,
+        placements=MappingProxyType(allocs),
     )
 
 
