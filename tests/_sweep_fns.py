@@ -1,4 +1,4 @@
-"""Module-level experiment functions for tests/test_experiments.py.
+"""Module-level experiment functions for tests/test_experiments.py and tests/test_daskprocs.py.
 
 They live in their own importable module (not in the test file) so that Dask worker processes can
 unpickle them by reference: LocalCluster workers inherit ``sys.path`` from the test process, and
@@ -72,3 +72,20 @@ def fails_on_two(params: dict) -> pd.DataFrame:
 def returns_seed_column(params: dict) -> pd.DataFrame:
     """A result column named like a parameter (``seed``)."""
     return pd.DataFrame({"seed": [params["seed"]]})
+
+
+def slow(params: dict) -> pd.DataFrame:
+    """``noisy`` after sleeping ``params["sleep"]`` seconds (default 0.6), for tests/test_daskprocs.py.
+
+    Like ``logged``, appends ``{"i": params["i"], "pid": <process id>, "t": <time.time()>}`` to the
+    file named by ``DLSCHED_TEST_CALLS_LOG`` (if set) when a call *starts*, so a test can tell
+    which worker process ran (or started and lost) which point, and when. The frame depends only
+    on ``params``.
+    """
+    log = os.environ.get(CALLS_LOG_ENV)
+    if log:
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"i": params["i"], "pid": os.getpid(), "t": time.time()}) + "\n")
+            f.flush()
+    time.sleep(float(params.get("sleep", 0.6)))
+    return noisy(params)
