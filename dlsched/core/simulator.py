@@ -564,8 +564,17 @@ def _apply(t, d: Decision, state, specs, cluster, check: bool, bar, prev, pos, u
         if j in state:
             state[j].info.update(info)
     new = dict(d.allocations)
+    changed = []  # jobs whose placement is new now
+    for j, p in new.items():
+        st = state[j]
+        q = st.placement
+        if p is q:
+            continue
+        if p == q:
+            st.placement = p  # the same placement: keep the new object, so that `is` matches next time
+            continue
+        changed.append(j)
     if check:
-        changed = [j for j, p in new.items() if p != state[j].placement]
         check_placements(cluster, specs, t, new, changed)
     used = usage.update(new)
     if check:
@@ -580,14 +589,14 @@ def _apply(t, d: Decision, state, specs, cluster, check: bool, bar, prev, pos, u
                 job=j,
                 amount=d.pause[j],
             )
-    # Only a job running before or after this decision can change (the others have an empty
-    # placement and get none).
-    touched = set(new) | {j for j in prev if state[j].status == "admitted"}
-    for j in sorted(touched, key=pos.__getitem__):
+    # Only a job whose placement changed, or that ran before and gets nothing now, can change (the
+    # others keep their placement, or had none and get none).
+    gone = [j for j in prev if j not in new and state[j].status == "admitted"]
+    for j in sorted(changed + gone, key=pos.__getitem__):
         st = state[j]
         p = new.get(j, EMPTY)
         prev = st.placement
-        if p is prev or p == prev:  # unchanged: nothing to check or count
+        if p is prev or p == prev:  # a job that ran before and had an empty placement
             st.placement = p
             continue
         model = specs[j].model
