@@ -271,6 +271,10 @@ def arena_point(params: Mapping) -> pd.DataFrame:
     except ScheduleViolation as e:  # the independent checker caught the policy breaking a rule
         row = dict.fromkeys(METRICS, math.nan) | {"jobs": len(wl.jobs), "note": f"schedule violation: {e}"}
         return pd.DataFrame([row], columns=[*METRICS, "note"])
+    except (ValueError, OverflowError) as e:  # the policy itself gives up on these jobs
+        note = f"run failed: {type(e).__name__}: {e}"
+        row = dict.fromkeys(METRICS, math.nan) | {"jobs": len(wl.jobs), "note": note}
+        return pd.DataFrame([row], columns=[*METRICS, "note"])
     return pd.DataFrame([metrics_row(res) | {"note": ""}], columns=[*METRICS, "note"])
 
 
