@@ -90,8 +90,40 @@ benchmark: $(STAMP) ## Run every benchmarks/bench_*.py with the venv's python.
 		$(VENV_PY) "$$f"; \
 	done
 
-lab: $(NB_STAMP) ## Install the notebooks extra (jupyterlab) and start JupyterLab.
-	$(VENV)/bin/jupyter lab
+# Only on 127.0.0.1, with jupyter's default random token (printed in the log). --allow-root is
+# added only for uid 0 (containers), where jupyter otherwise refuses to start.
+lab: $(NB_STAMP) ## Install the notebooks extra (jupyterlab) and start JupyterLab on 127.0.0.1 (token).
+	$(VENV)/bin/jupyter lab --ip=127.0.0.1 $(if $(filter 0,$(shell id -u)),--allow-root)
+
+# ----------------------------------------------------------------------------- browser tests
+# tests_browser/ drives Debian's headless /usr/bin/chromium with Playwright for Python (the
+# `browser` extra); Playwright's own browser download (`playwright install`) is never used.
+
+CHROMIUM := /usr/bin/chromium
+BROWSER_STAMP := $(VENV)/.dlsched-browser-installed
+
+$(BROWSER_STAMP): $(NB_STAMP)
+	$(PIP_INSTALL) -e '.[notebooks,test,browser]'
+	touch $@
+
+.PHONY: browser-deps
+browser-deps: $(BROWSER_STAMP) ## Install the browser extra (playwright) and Debian's chromium (apt-get) if missing.
+	@if [ ! -x $(CHROMIUM) ]; then \
+		if ! command -v apt-get > /dev/null; then \
+			echo "ERROR: $(CHROMIUM) is missing and apt-get is not available: install Chromium so that $(CHROMIUM) exists." >&2; exit 1; \
+		elif [ "$$(id -u)" -eq 0 ]; then SUDO=; \
+		elif command -v sudo > /dev/null; then SUDO=sudo; \
+		else echo "ERROR: $(CHROMIUM) is missing; as root run: apt-get update && apt-get install -y chromium" >&2; exit 1; fi; \
+		echo "$(CHROMIUM) missing: $${SUDO:+sudo }apt-get install -y chromium"; \
+		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium \
+			|| { $$SUDO apt-get update && $$SUDO env DEBIAN_FRONTEND=noninteractive \
+				apt-get install -y chromium; }; \
+	fi
+	@$(CHROMIUM) --version
+
+.PHONY: test-browser
+test-browser: browser-deps book ## Build the site (make book), then run the browser tests (tests_browser/, headless chromium).
+	$(VENV_PY) -m pytest -p no:cacheprovider tests_browser/
 
 # ----------------------------------------------------------------------------- maintenance
 
@@ -102,7 +134,7 @@ constraints: ## Re-pin constraints.txt in a throwaway venv (UPGRADE=1 ignores th
 	$(FREEZE_VENV)/bin/python -m pip install --disable-pip-version-check \
 		$(if $(UPGRADE),,-c constraints.txt) --upgrade pip
 	$(FREEZE_VENV)/bin/python -m pip install --disable-pip-version-check \
-		$(if $(UPGRADE),,-c constraints.txt) -e '.[notebooks,test,dev]'
+		$(if $(UPGRADE),,-c constraints.txt) -e '.[notebooks,test,dev,browser]'
 	{ sed -n '/^#/p;/^[^#]/q' constraints.txt; \
 	  $(FREEZE_VENV)/bin/python -m pip freeze --all --exclude-editable \
 		| grep -viE '^(setuptools|wheel)=='; } > constraints.txt.tmp

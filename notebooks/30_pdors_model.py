@@ -68,7 +68,7 @@ from dlsched.core import metrics
 from dlsched.core.jobs import JobSpec, PdorsModel, Sigmoid
 from dlsched.core.schedule import Placement
 from dlsched.core.simulator import simulate
-from dlsched.pdors import explain
+from dlsched.pdors import explain, explore
 from dlsched.pdors.model import B_EXTERNAL_GBPS, B_INTERNAL_GBPS, READINGS, sync_slots
 from dlsched.pdors.policy import PDORS, price_parameters
 
@@ -494,3 +494,17 @@ paths = plotting.savefig(fig, "fig_pdors_30_usage", figures_dir)
 #   ratio to the offline optimum.
 # * `32_pdors_figures` reproduces Figs. 6-10: PD-ORS against FIFO, DRF, Dorm and OASiS as the
 #   number of jobs and machines grows, with our ablation of the internal branch.
+
+# %% [markdown]
+# ## Explore: internal or external as the bandwidth changes
+#
+# Slide the external bandwidth $b^{(e)}$ (section 5's sweep, continuously) and the level $v$
+# to read out, for the probe job on the empty cluster.
+# In JupyterLab the sliders below are live: each change recomputes the model
+# (Algorithm 4's two branches). Elsewhere
+# (papermill, nbval, the rendered site, GitHub) the same cell shows the figure and the printed
+# readout at the default values.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+explore.internal_vs_external(small, probe_spec, T_short, seed=seed)

@@ -67,7 +67,7 @@ gantt_label_max = 40
 
 # %%
 from dlsched import plotting, registry
-from dlsched.aonline import explain
+from dlsched.aonline import explain, explore
 from dlsched.aonline.policy import AOnline, AOnlinePrices
 from dlsched.core.schedule import Placement, ScheduleViolation, check_timeline
 from dlsched.core.simulator import simulate
@@ -478,3 +478,17 @@ print(f"simulation {result.wall_seconds:.2f} s; A_maxsche rounds {sum(r.seconds 
 #   exhaustive search, feasibility of every output, the first round of each job, and the ratio to
 #   the offline optimum (MILP).
 # * `42_aonline_figures` reproduces Figs. 3-14 against FIFO, DRF, BatchSche and Preemptive.
+
+# %% [markdown]
+# ## Explore: the prices of a round
+#
+# Slide the horizon $T$ (which sets $\theta_1$), the share of a type's slots already taken in
+# the round, and how long a new worker would hold one, for section 8's $S$, $U$, $V$.
+# In JupyterLab the sliders below are live: each change recomputes the model
+# (prices (7)-(8) and the cost (9) of one worker). Elsewhere
+# (papermill, nbval, the rendered site, GitHub) the same cell shows the figure and the printed
+# readout at the default values.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+explore.round_prices(n_servers, par["U"], par["V"], T=par["T"])

@@ -879,6 +879,21 @@ class OASiS(BasePolicy):
         self._init_horizon(int(T))
         return self
 
+    def preload(self, fraction: float) -> OASiS:
+        """Fill every server to ``fraction`` of its capacity in every slot, as if earlier jobs held
+        it, and re-price with (22) (the explore section of notebook 10); needs :meth:`prepare`
+        first; returns self."""
+        if self._T is None:
+            raise ValueError("OASiS.preload: call prepare(cluster, T) first")
+        ok = not isinstance(fraction, bool) and isinstance(fraction, (int, float))
+        if not ok or not 0.0 <= fraction <= 1.0:
+            raise ValueError(f"OASiS.preload: fraction must be in [0, 1], got {fraction!r}")
+        self.g = np.broadcast_to(fraction * self._cw[None], self.g.shape).copy()
+        self.v = np.broadcast_to(fraction * self._cp[None], self.v.shape).copy()
+        self.p = self._params.worker_price(self.g, self._cw[None])
+        self.q = self._params.ps_price(self.v, self._cp[None])
+        return self
+
     def search(self, spec: JobSpec, prune: bool = True) -> BestSchedule:
         """Algorithm 2 for ``spec`` against the current prices, without committing anything
         (``prune=False`` evaluates every completion slot, for checks)."""
