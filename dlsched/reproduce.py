@@ -52,6 +52,7 @@ from typing import Any
 
 __all__ = [
     "MODES",
+    "FIGURES_DIRS",
     "INJECTED_PARAMETERS",
     "MANIFEST_PACKAGES",
     "KernelMismatchError",
@@ -70,6 +71,10 @@ MODES: tuple[str, ...] = ("quick", "full")
 
 #: Parameters the runner sets itself (``mode`` in every notebook, the folders where declared).
 INJECTED_PARAMETERS: tuple[str, ...] = ("mode", "figures_dir", "cache_dir")
+
+#: Default figures folder per mode: full-mode (paper-scale) figures are the committed ones in
+#: ``figures/``; quick runs (CI, newcomers checking that everything works) write under ``build/``.
+FIGURES_DIRS: dict[str, str] = {"quick": "build/figures", "full": "figures"}
 
 #: Distributions whose versions are recorded in the manifest (missing ones as null).
 MANIFEST_PACKAGES: tuple[str, ...] = (
@@ -553,7 +558,7 @@ def reproduce(
     *,
     notebooks_dir: str | os.PathLike[str] = "notebooks",
     output_dir: str | os.PathLike[str] = "build/reproduce",
-    figures_dir: str | os.PathLike[str] = "figures",
+    figures_dir: str | os.PathLike[str] | None = None,
     cache_dir: str | os.PathLike[str] = "build/cache",
     only: Sequence[str] | None = None,
     kernel_name: str | None = None,
@@ -577,8 +582,12 @@ def reproduce(
     output_dir : str or os.PathLike, default "build/reproduce"
         Executed copies ``<stem>.ipynb`` and ``manifest.json`` go here. Stale executed copies
         of the selected notebooks are removed at the start of a run.
-    figures_dir, cache_dir : str or os.PathLike
-        Injected as absolute paths into the notebooks that declare ``figures_dir`` /
+    figures_dir : str or os.PathLike, optional
+        Where the figures go; default :data:`FIGURES_DIRS` of the mode: ``figures/`` (the
+        committed paper-scale figures that the README and the site show) for full mode,
+        ``build/figures/`` for quick mode, so quick runs never overwrite the committed figures.
+    cache_dir : str or os.PathLike
+        Both injected as absolute paths into the notebooks that declare ``figures_dir`` /
         ``cache_dir``; every file in ``figures_dir`` is hashed into the manifest.
     only : sequence of str, optional
         Run only these notebooks, each given by stem (``"11_oasis_utility"``) or NN prefix
@@ -617,7 +626,7 @@ def reproduce(
     params = dict(params or {})
     nb_dir = Path(notebooks_dir).resolve()
     out_dir = Path(output_dir).resolve()
-    fig_dir = Path(figures_dir).resolve()
+    fig_dir = Path(FIGURES_DIRS[mode] if figures_dir is None else figures_dir).resolve()
     cache = Path(cache_dir).resolve()
 
     selected = _select(discover_notebooks(nb_dir), only)
@@ -746,7 +755,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--notebooks-dir", default="notebooks")
     parser.add_argument("--output-dir", default="build/reproduce")
-    parser.add_argument("--figures-dir", default="figures")
+    parser.add_argument("--figures-dir", default=None,
+                        help="default: build/figures in quick mode, figures/ in full mode")
     parser.add_argument("--cache-dir", default="build/cache")
     parser.add_argument("--kernel", default=None)
     parser.add_argument("--no-progress", action="store_true")
@@ -807,8 +817,10 @@ def refresh_sources(notebooks_dir: str | os.PathLike[str] = "notebooks",
             cell.metadata.pop("execution", None)
         client = nbclient.NotebookClient(nb, kernel_name=kernel,
                                          resources={"metadata": {"path": str(folder)}},
-                                         timeout=1800, kernel_manager_class=_kernel_manager_class())
+                                         timeout=1800, kernel_manager_class=_kernel_manager_class(),
+                                         store_widget_state=False)
         client.execute()
+        nb.metadata.pop("widgets", None)  # live widget state (image bytes) is not a reference output
         fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".ipynb.tmp", dir=folder)
         os.close(fd)
         nbformat.write(nb, tmp)

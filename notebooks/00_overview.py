@@ -35,7 +35,7 @@
 # %% tags=["parameters"]
 mode = "quick"
 seed = 0
-figures_dir = "../figures"
+figures_dir = "../build/figures"  # full mode: ../figures (make reproduce-full)
 cache_dir = "../build/cache"
 scheduler = "serial"
 n_jobs_quick = 300

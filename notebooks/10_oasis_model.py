@@ -38,7 +38,7 @@
 # %% tags=["parameters"]
 mode = "quick"
 seed = 0
-figures_dir = "../figures"
+figures_dir = "../build/figures"  # full mode: ../figures (make reproduce-full)
 n_jobs_quick = 60
 n_jobs_full = 100
 T_quick = 60

@@ -44,7 +44,7 @@
 # %% tags=["parameters"]
 mode = "quick"
 seed = 0
-figures_dir = "../figures"
+figures_dir = "../build/figures"  # full mode: ../figures (make reproduce-full)
 n_seeds_quick = 6
 n_seeds_full = 40
 n_t1_seeds_quick = 4

@@ -42,7 +42,7 @@
 # %% tags=["parameters"]
 mode = "quick"
 seed = 0
-figures_dir = "../figures"
+figures_dir = "../build/figures"  # full mode: ../figures (make reproduce-full)
 delta = 0.003
 deltas_full = [0.005, 0.003, 0.002]
 confirm = 5

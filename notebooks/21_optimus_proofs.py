@@ -44,7 +44,7 @@
 # %% tags=["parameters"]
 mode = "quick"
 seed = 0
-figures_dir = "../figures"
+figures_dir = "../build/figures"  # full mode: ../figures (make reproduce-full)
 n_fit_seeds_quick = 20
 n_fit_seeds_full = 300
 noise_levels = [0.0, 0.01, 0.02, 0.05, 0.1]

@@ -44,7 +44,7 @@
 # %% tags=["parameters"]
 mode = "quick"
 seed = 0
-figures_dir = "../figures"
+figures_dir = "../build/figures"  # full mode: ../figures (make reproduce-full)
 slot_seconds = 3600.0
 example_gradient_mb = 200.0
 example_workers = 8

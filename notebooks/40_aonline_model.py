@@ -46,7 +46,7 @@
 # %% tags=["parameters"]
 mode = "quick"
 seed = 0
-figures_dir = "../figures"
+figures_dir = "../build/figures"  # full mode: ../figures (make reproduce-full)
 server_source = "auto"
 system_edge = 200
 system_jobs = 200

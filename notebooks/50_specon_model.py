@@ -44,7 +44,7 @@
 # %% tags=["parameters"]
 mode = "quick"
 seed = 0
-figures_dir = "../figures"
+figures_dir = "../build/figures"  # full mode: ../figures (make reproduce-full)
 cluster_no = 1
 max_containers = 8
 cpu_cap = 4.0

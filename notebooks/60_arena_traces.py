@@ -50,7 +50,7 @@
 
 # %% tags=["parameters"]
 mode = "quick"
-figures_dir = "../figures"
+figures_dir = "../build/figures"  # full mode: ../figures (make reproduce-full)
 cache_dir = "../build/cache"
 scheduler = "serial"
 trace = "philly"

@@ -426,3 +426,26 @@ def test_kernels_start_on_ipc_transport():
 
     km = _kernel_manager_class()()
     assert km.transport == "ipc"
+
+
+# --------------------------------------------------------------------------- figures per mode
+
+
+@pytest.mark.parametrize("mode", ["quick", "full"])
+def test_default_figures_dir_depends_on_the_mode(tmp_path, monkeypatch, mode):
+    """Quick runs write under build/figures and never touch figures/ (the committed full-mode ones)."""
+    from dlsched.reproduce import FIGURES_DIRS
+
+    monkeypatch.chdir(tmp_path)
+    nb_dir = two_notebooks(tmp_path / "notebooks")
+    committed = tmp_path / "figures" / "fig_overview_01_tiny.png"
+    if mode == "quick":
+        committed.parent.mkdir()
+        committed.write_bytes(b"paper-scale")
+    manifest = reproduce(mode, notebooks_dir=nb_dir, output_dir=tmp_path / "out", only=["01"], progress=False)
+    expected = (tmp_path / FIGURES_DIRS[mode]).resolve()
+    assert manifest["figures_dir"] == str(expected)
+    assert (expected / "fig_overview_01_tiny.png").is_file()
+    if mode == "quick":
+        assert expected == (tmp_path / "build" / "figures").resolve()
+        assert committed.read_bytes() == b"paper-scale"
