@@ -20,8 +20,8 @@ def _square(x: float, n: int):
 
 @pytest.fixture
 def toy() -> Explorer:
-    return Explorer("toy", [Control("x", "x", 0.0, 2.0, 0.5, 1.0), Control("n", "n", 1, 5, 1, 2, integer=True)],
-                    _square)
+    controls = [Control("x", "x", 0.0, 2.0, 0.5, 1.0), Control("n", "n", 1, 5, 1, 2, integer=True)]
+    return Explorer("toy", controls, _square)
 
 
 # ------------------------------------------------------------------ generic
