@@ -75,8 +75,8 @@ def fits_as_samples_arrive(
                        normalizer=beta["normalizer"]).predict(last)
         text = (f"loss: first {seen} of {loss.size} epochs, beta = ({beta['beta0']:.3f}, "
                 f"{beta['beta1']:.3f}, {beta['beta2']:.3f}); predicted loss at epoch {last:.0f} = "
-                f"{pred:.4g} (recorded {float(loss.iloc[-1]):.4g})\nspeed: {n_pairs} pairs, mean error over {len(candidates)} "
-                f"pairs = {100 * float(error.mean()):.2f} %")
+                f"{pred:.4g} (recorded {float(loss.iloc[-1]):.4g})\nspeed: {n_pairs} pairs, mean error "
+                f"over {len(candidates)} pairs = {100 * float(error.mean()):.2f} %")
         return fig, text
 
     controls = [
