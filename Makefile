@@ -78,9 +78,21 @@ reproduce-full: $(STAMP) ## Run all notebooks in full mode (slow).
 refresh-notebooks: $(STAMP) ## Re-execute the source notebooks in place (their outputs are nbval's reference).
 	$(VENV_PY) -c "from dlsched.reproduce import refresh_sources; print(*refresh_sources(), sep='\n')"
 
+# Static HTML site of the executed notebooks (build/reproduce/ if `make reproduce` ran, else the
+# notebooks' stored outputs; nothing is executed) + an index from the README's figure table.
+BOOK_STAMP := $(VENV)/.dlsched-book-installed
+
+$(BOOK_STAMP): $(STAMP)
+	$(PIP_INSTALL) -e '.[book]'
+	touch $@
+
+.PHONY: book
+book: $(BOOK_STAMP) ## Build the static HTML companion site in build/site/ (index.html) with Sphinx + MyST-NB.
+	$(VENV_PY) -m dlsched.book
+
 lint: $(STAMP) ## ruff check on the package, tests, benchmarks and notebook scripts (installs ruff).
 	$(PIP_INSTALL) ruff
-	$(VENV)/bin/ruff check dlsched tests benchmarks notebooks/*.py
+	$(VENV)/bin/ruff check dlsched tests tests_browser benchmarks notebooks/*.py
 
 benchmark: $(STAMP) ## Run every benchmarks/bench_*.py with the venv's python.
 	@if ! compgen -G 'benchmarks/bench_*.py' > /dev/null; then \
@@ -134,7 +146,7 @@ constraints: ## Re-pin constraints.txt in a throwaway venv (UPGRADE=1 ignores th
 	$(FREEZE_VENV)/bin/python -m pip install --disable-pip-version-check \
 		$(if $(UPGRADE),,-c constraints.txt) --upgrade pip
 	$(FREEZE_VENV)/bin/python -m pip install --disable-pip-version-check \
-		$(if $(UPGRADE),,-c constraints.txt) -e '.[notebooks,test,dev,browser]'
+		$(if $(UPGRADE),,-c constraints.txt) -e '.[notebooks,test,dev,browser,book]'
 	{ sed -n '/^#/p;/^[^#]/q' constraints.txt; \
 	  $(FREEZE_VENV)/bin/python -m pip freeze --all --exclude-editable \
 		| grep -viE '^(setuptools|wheel)=='; } > constraints.txt.tmp
