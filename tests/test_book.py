@@ -350,14 +350,11 @@ def test_build_small_site(tmp_path: Path) -> None:
     _small_repo(tmp_path)
     out = tmp_path / "build" / "site"
     logged: list[str] = []
-    index = build_book(
-        out,
-        tmp_path / "build" / "reproduce",
-        tmp_path / "notebooks",
-        tmp_path / "figures",
-        tmp_path / "README.md",
-        log=logged.append,
-    )
+    def build():
+        return build_book(out, tmp_path / "build" / "reproduce", tmp_path / "notebooks", tmp_path / "figures",
+                          tmp_path / "README.md", log=logged.append)
+
+    index = build()
     assert index == out / "index.html" and index.is_file()
     assert any(line.startswith("page 00_alpha: stored outputs") for line in logged)
     assert any(line.startswith("page 10_beta: executed outputs") for line in logged)
@@ -386,12 +383,5 @@ def test_build_small_site(tmp_path: Path) -> None:
         bad.read_text(encoding="utf-8").replace("10_beta.ipynb", "12_gone.ipynb"), encoding="utf-8"
     )
     with pytest.raises(BookLinkError, match="12_gone.ipynb"):
-        build_book(
-            out,
-            tmp_path / "build" / "reproduce",
-            tmp_path / "notebooks",
-            tmp_path / "figures",
-            tmp_path / "README.md",
-            log=logged.append,
-        )
+        build()
     assert (out / "00_alpha.html").read_text(encoding="utf-8") == alpha

@@ -92,15 +92,22 @@ def browser():
             chromium.close()
 
 
-@pytest.fixture
-def context(browser):
-    """A fresh browser context (own cookies/storage) per test, closed afterwards."""
+@contextlib.contextmanager
+def browser_context(browser):
+    """A fresh browser context (own cookies/storage, VIEWPORT, 30 s timeouts), closed on exit."""
     ctx = browser.new_context(viewport=VIEWPORT)
     ctx.set_default_timeout(30_000)
     try:
         yield ctx
     finally:
         ctx.close()
+
+
+@pytest.fixture
+def context(browser):
+    """A fresh browser context per test."""
+    with browser_context(browser) as ctx:
+        yield ctx
 
 
 @pytest.fixture(scope="session")

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import REPO_ROOT, VIEWPORT, copy_notebook, run_lab
+from conftest import REPO_ROOT, browser_context, copy_notebook, run_lab
 
 NOTEBOOK = REPO_ROOT / "notebooks" / "10_oasis_model.ipynb"
 PROBE = "widget_probe.ipynb"
@@ -206,12 +206,8 @@ def lab(lab_root):
 
 @pytest.fixture(scope="module")
 def lab_context(browser):
-    ctx = browser.new_context(viewport=VIEWPORT)
-    ctx.set_default_timeout(30_000)
-    try:
+    with browser_context(browser) as ctx:
         yield ctx
-    finally:
-        ctx.close()
 
 
 @pytest.fixture(scope="module")
