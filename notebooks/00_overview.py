@@ -112,9 +112,9 @@ paths = plotting.savefig(ax.figure, "fig_overview_01_fifo_vs_drf_jct", figures_d
 # %% [markdown]
 # ## What comes next
 #
-# * `10_oasis_model`, `11_oasis_proofs`, `12_oasis_figures`: OASiS's model, its theorems as
+# * [`10_oasis_model`](10_oasis_model.ipynb), [`11_oasis_proofs`](11_oasis_proofs.ipynb), [`12_oasis_figures`](12_oasis_figures.ipynb): OASiS's model, its theorems as
 #   checks, Figs. 3-6 and 8-9.
-# * `20_optimus_models`, `21_optimus_proofs`, `22_optimus_figures`: loss-curve and speed fitting,
+# * [`20_optimus_models`](20_optimus_models.ipynb), [`21_optimus_proofs`](21_optimus_proofs.ipynb), [`22_optimus_figures`](22_optimus_figures.ipynb): loss-curve and speed fitting,
 #   placement and PAA checks, Figs. 11-19 and Table 3.
 # * `30-39` PD-ORS, `40-49` A_online, `50-59` SpeCon, `60+` cross-paper comparisons.
 #

@@ -29,8 +29,8 @@
 # 4. Algorithm 2 on one job: its best schedule over servers and slots and its payoff curve;
 # 5. Algorithm 1 over a whole run: how the prices rise as jobs are admitted.
 #
-# It reproduces no figure of the paper (notebook `12_oasis_figures` does) and checks no theorem
-# (`11_oasis_proofs` does); the figures it draws are `fig_oasis_10_*`.
+# It reproduces no figure of the paper (notebook [`12_oasis_figures`](12_oasis_figures.ipynb) does) and checks no theorem
+# ([`11_oasis_proofs`](11_oasis_proofs.ipynb) does); the figures it draws are `fig_oasis_10_*`.
 #
 # *Runtime*: quick mode (60 jobs, $T=60$, $H=K=20$) about 10 s; full mode (the Sec. V-A
 # cluster: 100 jobs, $T=100$, $H=K=50$) about 15 s.
@@ -431,12 +431,12 @@ print(f"cost / utility of the admitted jobs: median {share.median():.3g}, max {s
 #
 # ## What comes next
 #
-# * `11_oasis_proofs` checks the paper's claims numerically with `dlsched.oasis.checks`: the
+# * [`11_oasis_proofs`](11_oasis_proofs.ipynb) checks the paper's claims numerically with `dlsched.oasis.checks`: the
 #   price endpoints of (22) and Lemma 3, the zero-usage admission and exhaustion properties of
 #   Appendix A, Theorem 1 (COST_t, DP_COST and Algorithm 2 against brute force), Theorem 2
 #   (feasibility of every run), weak duality and Lemmas 1-2, the competitive ratio of Theorem 4
 #   against the offline optimum of (1)-(13) solved as a MILP, and the running time of Theorem 3.
-# * `12_oasis_figures` reproduces the evaluation: total utility against the number of jobs
+# * [`12_oasis_figures`](12_oasis_figures.ipynb) reproduces the evaluation: total utility against the number of jobs
 #   (Fig. 3), completion timeliness (Fig. 4), the performance ratio against the offline optimum
 #   (Fig. 5), mis-estimated $U/L$ (Fig. 6) and the testbed setting (Figs. 8-9), comparing OASiS
 #   with FIFO, DRF, RRH and Dorm.

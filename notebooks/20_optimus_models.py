@@ -341,8 +341,8 @@ print(analysis.fig9_comparison(curves9, fits).to_string(index=False))
 # * **Table 2.** Paper: GPU measurements in unstated units. Here: CPU-like constants of the
 #   `resnet50` job type; only the patterns (which terms dominate, the sync slowdown) compare.
 #
-# Notebook `21_optimus_proofs` tests the fitting code against analytic answers (spec items 1-2);
-# `22_optimus_figures` runs the scheduler that uses these models (Figs. 11-21).
+# Notebook [`21_optimus_proofs`](21_optimus_proofs.ipynb) tests the fitting code against analytic answers (spec items 1-2);
+# [`22_optimus_figures`](22_optimus_figures.ipynb) runs the scheduler that uses these models (Figs. 11-21).
 
 # %% [markdown]
 # ## Explore: the fits as samples arrive

@@ -35,8 +35,8 @@
 # 5. which branch of Algorithm 4 wins as the external bandwidth changes;
 # 6. one small simulation of Algorithm 1.
 #
-# It reproduces no figure of the paper (`32_pdors_figures` does) and checks no property
-# (`31_pdors_proofs` does); its figures are `fig_pdors_30_*`.
+# It reproduces no figure of the paper ([`32_pdors_figures`](32_pdors_figures.ipynb) does) and checks no property
+# ([`31_pdors_proofs`](31_pdors_proofs.ipynb) does); its figures are `fig_pdors_30_*`.
 #
 # *Runtime* (one core): quick mode about 15 s; full mode (five seeds instead of one for the
 # comparison of the two readings of $\tau_i$ in section 2) about 40 s.
@@ -222,7 +222,7 @@ print(runs.groupby("reading")["wall_seconds"].mean().round(1).to_string())
 # magnitude below the ~1200 that the paper's Fig. 7 axis reaches with 50 jobs on 100 machines.
 # Under "seconds" PD-ORS earns 1479 (full mode: 1448 on average, 1223-1716), the paper's order of
 # magnitude, somewhat above it (our machines, bandwidths and arrivals are guesses; notebook
-# `32_pdors_figures` compares with the baselines). So we read $\tau_i$ in seconds; the literal
+# [`32_pdors_figures`](32_pdors_figures.ipynb) compares with the baselines). So we read $\tau_i$ in seconds; the literal
 # reading stays available as `reading="slots"`. Note that even under "seconds" PD-ORS admits
 # fewer jobs (40) than could finish (47); section 6 shows why.
 
@@ -370,7 +370,7 @@ paths = plotting.savefig(ax.figure, "fig_pdors_30_slot_theta", figures_dir)
 # resource) taken by the LP solution, by the scaled one and by the scaled one rounded down; above
 # 1 no sample of (27)-(28) fits. So Step 11 never succeeds, and the job is limited to what one
 # machine can do. $G_\delta$ of (31R) is our reconstruction, not the paper's formula (spec
-# section 5); notebook `32_pdors_figures` traces a loss against DRF in Fig. 7 to the same effect.
+# section 5); notebook [`32_pdors_figures`](32_pdors_figures.ipynb) traces a loss against DRF in Fig. 7 to the same effect.
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -488,11 +488,11 @@ paths = plotting.savefig(fig, "fig_pdors_30_usage", figures_dir)
 #
 # ## What comes next
 #
-# * `31_pdors_proofs` checks the algorithms' properties numerically: the price function's
+# * [`31_pdors_proofs`](31_pdors_proofs.ipynb) checks the algorithms' properties numerically: the price function's
 #   endpoints, the internal branch and the DP against brute force, the LP bound and the unbiased
 #   rounding of Algorithm 4, $G_\delta$'s coverage, whole runs' feasibility, weak duality and the
 #   ratio to the offline optimum.
-# * `32_pdors_figures` reproduces Figs. 6-10: PD-ORS against FIFO, DRF, Dorm and OASiS as the
+# * [`32_pdors_figures`](32_pdors_figures.ipynb) reproduces Figs. 6-10: PD-ORS against FIFO, DRF, Dorm and OASiS as the
 #   number of jobs and machines grows, with our ablation of the internal branch.
 
 # %% [markdown]

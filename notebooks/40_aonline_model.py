@@ -37,8 +37,8 @@
 # 8. one small run of A_online (Algorithms 1-4) with its schedule drawn and checked;
 # 9. where our reading differs from the paper.
 #
-# It reproduces no figure of the paper (`42_aonline_figures` does) and checks no property
-# (`41_aonline_proofs` does); its figures are `fig_aonline_40_*`.
+# It reproduces no figure of the paper ([`42_aonline_figures`](42_aonline_figures.ipynb) does) and checks no property
+# ([`41_aonline_proofs`](41_aonline_proofs.ipynb) does); its figures are `fig_aonline_40_*`.
 #
 # *Runtime* (one core): quick mode (the run on 30 edge servers and 20 jobs) about 15 s; full
 # mode (the run at the paper's default, 200 edge servers and 200 jobs) about 50 s.
@@ -315,7 +315,7 @@ paths = plotting.savefig(ax.figure, "fig_aonline_40_rounds", figures_dir)
 # server, COST_D spreads the workers). An empty slot costs 0, so an empty system admits every job
 # that fits in the window; a full one costs $2TSUF_1\ge1$, more than the job's weight 1. The
 # literal reading $\theta_1 f/W-1$ gives $-1$ at $f=0$, a negative dual price that breaks
-# (5b); `41_aonline_proofs` shows what that does. For the workload of section 8 ($T=1024$,
+# (5b); [`41_aonline_proofs`](41_aonline_proofs.ipynb) shows what that does. For the workload of section 8 ($T=1024$,
 # $S$ = edge servers + cloud, $F_1=F_2=1$):
 
 # %%
@@ -442,7 +442,7 @@ print(compared.round(2).to_string())
 # $F=10^{-6}$ changes nothing; at $F=10^{-9}$ two jobs share a (server, type), job 9 runs in round
 # 10 and the total completion time drops by 6 %. The inclusive data-ready test admits jobs 3 and
 # 13 a round earlier: 7 % less. (Full mode, 200 edge servers and 200 jobs: $F=10^{-9}$ saves
-# 22 %, the inclusive test 0.1 %.) `42_aonline_figures` measures Fig. 5.
+# 22 %, the inclusive test 0.1 %.) [`42_aonline_figures`](42_aonline_figures.ipynb) measures Fig. 5.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -473,11 +473,11 @@ print(f"simulation {result.wall_seconds:.2f} s; A_maxsche rounds {sum(r.seconds 
 #
 # ## What comes next
 #
-# * `41_aonline_proofs` checks the properties of spec section 11: the prices' endpoints and the
+# * [`41_aonline_proofs`](41_aonline_proofs.ipynb) checks the properties of spec section 11: the prices' endpoints and the
 #   literal reading's broken dual feasibility, admission on an empty system, COST_C against
 #   exhaustive search, feasibility of every output, the first round of each job, and the ratio to
 #   the offline optimum (MILP).
-# * `42_aonline_figures` reproduces Figs. 3-14 against FIFO, DRF, BatchSche and Preemptive.
+# * [`42_aonline_figures`](42_aonline_figures.ipynb) reproduces Figs. 3-14 against FIFO, DRF, BatchSche and Preemptive.
 
 # %% [markdown]
 # ## Explore: the prices of a round
