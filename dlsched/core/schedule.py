@@ -65,6 +65,7 @@ class Placement:
     """Workers and PS of one job in one slot, as sorted ``(server, count)`` pairs.
 
     Build it with :meth:`of`, which accepts mappings or pair lists and drops zero counts.
+    ``is_empty`` is True when the job has no task.
     """
 
     workers: tuple[tuple[int, int], ...] = ()
@@ -73,6 +74,8 @@ class Placement:
     def __post_init__(self) -> None:
         object.__setattr__(self, "workers", _pairs(self.workers, "placement.workers"))
         object.__setattr__(self, "ps", _pairs(self.ps, "placement.ps"))
+        # True when the job has no task (a plain attribute: read on every step of a simulation).
+        object.__setattr__(self, "is_empty", not self.workers and not self.ps)
 
     @classmethod
     def of(cls, workers=(), ps=()) -> Placement:
@@ -95,10 +98,6 @@ class Placement:
         """Servers hosting any task of the job."""
         return frozenset(s for s, _ in self.workers) | frozenset(s for s, _ in self.ps)
 
-    @property
-    def is_empty(self) -> bool:
-        """True when the job has no task."""
-        return not self.workers and not self.ps
 
     @property
     def colocated(self) -> bool:

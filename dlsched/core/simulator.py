@@ -227,6 +227,7 @@ def simulate(
     hard_only = not soft.any()
 
     runs = _Runs()
+    total_of: dict[int, float] = {}  # job -> model.total_work, read once
     allocs: dict = {}
     idx = 0
     n = len(order)
@@ -244,6 +245,7 @@ def simulate(
             break
         while idx < n and order[idx].arrival <= t:
             j = order[idx].job_id
+            total_of[j] = specs[j].model.total_work
             state[j].status = "pending"
             live[j] = None
             arrived.append(j)
@@ -303,7 +305,7 @@ def simulate(
                     rate_of[j] = (p, r)
             rates[j] = r
             if r > 0:
-                remaining = specs[j].model.total_work - st.work_done
+                remaining = total_of[j] - st.work_done
                 limits.append(math.ceil(st.pause_left + remaining / r - _TOL))
         if idx < n:
             limits.append(order[idx].arrival - t)
@@ -323,7 +325,7 @@ def simulate(
             if r <= 0:
                 st.pause_left = max(0.0, st.pause_left - k)
                 continue
-            total = specs[j].model.total_work
+            total = total_of[j]
             finish = st.pause_left + (total - st.work_done) / r
             if finish <= k + _TOL:
                 st.work_done = total
@@ -371,7 +373,7 @@ class _Runs:
 
     def __init__(self) -> None:
         self.cols: tuple[list, ...] = ([], [], [], [], [], [])  # job, slot, slots, server, role, count
-        self.open: dict[int, tuple[object, int, list[int]]] = {}  # job -> (placement, end, rows)
+        self.open: dict[int, list] = {}  # job -> [placement, end, rows], updated in place
 
     def add(self, j: int, t: int, k: int, p) -> None:
         """Job ``j`` holds placement ``p`` during slots ``t .. t + k - 1``."""
@@ -380,7 +382,8 @@ class _Runs:
         if hit is not None and hit[1] == t and (hit[0] is p or hit[0] == p):
             for i in hit[2]:
                 slots[i] += k
-            self.open[j] = (p, t + k, hit[2])
+            hit[0] = p
+            hit[1] = t + k
             return
         rows = []
         job, slot, _, server, role, count = self.cols
@@ -393,7 +396,7 @@ class _Runs:
                 server.append(s)
                 role.append(what)
                 count.append(c)
-        self.open[j] = (p, t + k, rows)
+        self.open[j] = [p, t + k, rows]
 
     def table(self) -> pd.DataFrame:
         names = ["job", "slot", "slots", "server", "role", "count"]
