@@ -89,6 +89,7 @@ from dlsched.core.placement import next_reachable_slot, reachable, single_server
 from dlsched.core.policy import BasePolicy, ClusterView, JobView
 from dlsched.core.pricing import ShiftedExponentialPrice
 from dlsched.core.schedule import Decision, Placement
+from dlsched.core import numerics
 
 _EPS = 1e-9
 
@@ -265,8 +266,8 @@ class BatchSche(BasePolicy):
             if room_w.sum() < n:
                 break  # more workers never fit either
             length = np.clip(tau + d - bounds[:-1], 0, seg)  # slots of each segment used
-            cw = length @ w_price  # (S,) window cost of one worker
-            cp = length @ p_price
+            cw = numerics.dot(length[:, None], w_price, axis=0)  # (S,) window cost of one worker
+            cp = numerics.dot(length[:, None], p_price, axis=0)
             order = np.lexsort((index, cw))  # cheapest first, ties to the lower index
             order = order[room_w[order] > 0]
             cum = np.cumsum(room_w[order])
@@ -280,7 +281,7 @@ class BatchSche(BasePolicy):
                 return best
             cand = np.flatnonzero(ps_ok)
             ps_server = int(cand[np.argmin(cp[cand])])  # first minimum: the lower index
-            cost = float(cw @ y + cp[ps_server])
+            cost = numerics.dot(cw, y) + float(cp[ps_server])
             if best is None or cost < best[0]:  # ties: the first, fewest workers (Alg. 2 line 11)
                 workers = {int(s): int(y[s]) for s in np.flatnonzero(y)}
                 best = (cost, d, Placement.of(workers, {ps_server: model.ps_for(n)}))

@@ -95,6 +95,7 @@ from dlsched.core.cluster import Cluster
 from dlsched.core.jobs import AOnlineModel, JobSpec, Workload
 from dlsched.core.policy import BasePolicy, ClusterView
 from dlsched.core.schedule import Decision, Placement
+from dlsched.core import numerics
 
 _EPS = 1e-9
 INF = math.inf
@@ -191,7 +192,7 @@ def price(used, capacity, base: float, reading: str = "corrected"):
     cap = np.asarray(capacity, dtype=float)
     frac = np.divide(used, cap, out=np.ones(np.broadcast(used, cap).shape), where=cap > 0)
     if reading == "corrected":
-        return np.power(float(base), frac) - 1.0
+        return numerics.power(float(base), frac) - 1.0
     return float(base) * frac - 1.0
 
 
@@ -553,7 +554,7 @@ def _cost_d(q: _Quote, n: int, order: str, move_rule: str) -> Candidate | None:
     lw = dw * p.lam[srv]  # whole-window cost of one worker on s
     mp = dp * p.mu[srv]  # whole-window cost of the PS on s
     psok = p.ps_ok[srv]
-    cost_u = float(y @ lw)  # line 11
+    cost_u = numerics.dot(y, lw)  # line 11
     z = int(np.flatnonzero(y)[-1])  # line 12: position of s_z, the last server given workers
     costs: list[np.ndarray] = []
     ps_pos: list[np.ndarray] = []

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from dlsched.core.cluster import Cluster
+from dlsched.core import numerics
 
 if TYPE_CHECKING:  # pragma: no cover
     from dlsched.core.schedule import Placement
@@ -122,7 +123,7 @@ class Sigmoid:
     def __call__(self, duration):
         d = np.asarray(duration, dtype=float)
         with np.errstate(over="ignore"):
-            out = self.gamma1 / (1.0 + np.exp(self.gamma2 * (d - self.gamma3)))
+            out = self.gamma1 / (1.0 + numerics.exp(self.gamma2 * (d - self.gamma3)))
         return float(out) if out.ndim == 0 else out
 
     def log(self, duration):
@@ -156,7 +157,7 @@ class ConstantUtility:
         r""":math:`\ln f(d)` (``-inf`` when the value is 0)."""
         d = np.asarray(duration, dtype=float)
         with np.errstate(divide="ignore"):
-            out = np.full(d.shape, np.log(self.value))
+            out = np.full(d.shape, math.log(self.value) if self.value > 0 else -math.inf)
         return float(out) if out.ndim == 0 else out
 
 

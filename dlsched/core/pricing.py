@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from dlsched.core import numerics
 
 
 def log_bounds(log_lower, log_upper, what: str) -> tuple[float, np.ndarray]:
@@ -76,7 +77,7 @@ class ExponentialPrice:
         up = np.asarray(upper, dtype=float)
         if np.any(up <= 0):
             raise ValueError(f"price upper bound U must be > 0, got {upper!r}")
-        return cls(math.log(lower), np.log(up))
+        return cls(math.log(lower), numerics.log(up))
 
     @property
     def lower(self) -> float:
@@ -86,7 +87,7 @@ class ExponentialPrice:
     @property
     def upper(self) -> np.ndarray:
         """``U``."""
-        return np.exp(np.asarray(self.log_upper, dtype=float))
+        return numerics.exp(np.asarray(self.log_upper, dtype=float))
 
     @property
     def log_ratio(self) -> np.ndarray:
@@ -102,7 +103,7 @@ class ExponentialPrice:
 
     def __call__(self, used, capacity):
         """Price at usage ``used`` of capacity ``capacity`` (arrays broadcast)."""
-        return np.exp(self.log_price(used, capacity))
+        return numerics.exp(self.log_price(used, capacity))
 
     def derivative(self, used, capacity):
         r""":math:`dP/dg = P \ln(U/L) / c` (Lemma 3)."""
@@ -125,4 +126,4 @@ class ShiftedExponentialPrice:
         used = np.asarray(used, dtype=float)
         cap = np.asarray(capacity, dtype=float)
         frac = np.divide(used, cap, out=np.ones(np.broadcast(used, cap).shape), where=cap > 0)
-        return np.power(float(self.theta), frac) - 1.0
+        return numerics.power(float(self.theta), frac) - 1.0

@@ -170,6 +170,7 @@ from dlsched.core.jobs import JobSpec, OasisModel, RateContext
 from dlsched.core.placement import RoundRobin, next_reachable_slot, reachable
 from dlsched.core.policy import BasePolicy, ClusterView, JobView
 from dlsched.core.schedule import Decision, Placement, ScheduleViolation, check_allocations, server_usage
+from dlsched.core import numerics
 
 _TOL = 1e-9
 _PIN = 1e-6  # slack of the PS pin Z <= beta Y + 1 - _PIN
@@ -215,7 +216,7 @@ def utilization(cluster: Cluster, used: np.ndarray) -> float:
     used = np.asarray(used, dtype=float)
     if used.shape != cluster.capacity.shape:
         raise ValueError(f"used must have shape {cluster.capacity.shape}, got {used.shape}")
-    return float(used.sum(axis=0) @ _util_weights(cluster))
+    return numerics.dot(used.sum(axis=0), _util_weights(cluster))
 
 
 def _util_weights(cluster: Cluster) -> np.ndarray:
@@ -992,7 +993,7 @@ class Dorm(BasePolicy):
             model = spec.model
             wd = cluster.vector(spec.worker_demand)
             pd_ = cluster.vector(spec.ps_demand)
-            uw, up = float(wd @ self._weights), float(pd_ @ self._weights)
+            uw, up = numerics.dot(wd, self._weights), numerics.dot(pd_, self._weights)
             min_task_util = min(min_task_util, *(u for u in (uw, up) if u > 0), math.inf)
             mask = reachable(spec, cluster, t)
             cap = self._cap(spec)

@@ -43,6 +43,7 @@ from dlsched.core.jobs import JobSpec, OasisModel, Workload
 from dlsched.core.policy import BasePolicy, ClusterView
 from dlsched.core.pricing import ExponentialPrice, log_bounds
 from dlsched.core.schedule import Decision, Placement
+from dlsched.core import numerics
 
 _EPS = 1e-9
 INF = math.inf
@@ -102,18 +103,18 @@ class PriceParameters:
         for name, v in (("l1", l1), ("l2", l2)):
             if not (math.isfinite(v) and v > 0):
                 raise ValueError(f"PriceParameters.{name} must be finite and > 0, got {v!r}")
-        return cls(np.log(np.asarray(u1, float)), np.log(np.asarray(u2, float)), math.log(l1),
+        return cls(numerics.log(np.asarray(u1, float)), numerics.log(np.asarray(u2, float)), math.log(l1),
                    math.log(l2), eta1, eta2)
 
     @property
     def u1(self) -> np.ndarray:
         """:math:`U_1^r`."""
-        return np.exp(self.log_u1)
+        return numerics.exp(self.log_u1)
 
     @property
     def u2(self) -> np.ndarray:
         """:math:`U_2^r`."""
-        return np.exp(self.log_u2)
+        return numerics.exp(self.log_u2)
 
     @property
     def l1(self) -> float:
@@ -221,8 +222,8 @@ def price_parameters(workload: Workload, *, horizon: int | None = None) -> Price
             raise ValueError(f"job {spec.job_id}: utility at the horizon is 0, so L (25)-(26) would be 0")
         work = math.ceil(m.epochs * m.chunks * m.minibatches * m.minibatch_time - _EPS)
         with np.errstate(divide="ignore"):
-            log_u1 = np.maximum(log_u1, np.where(w > 0, log_best - np.log(np.where(w > 0, w, 1)), -INF))
-            log_u2 = np.maximum(log_u2, np.where(s > 0, log_best - np.log(np.where(s > 0, s, 1)), -INF))
+            log_u1 = np.maximum(log_u1, np.where(w > 0, log_best - numerics.log(np.where(w > 0, w, 1)), -INF))
+            log_u2 = np.maximum(log_u2, np.where(s > 0, log_best - numerics.log(np.where(s > 0, s, 1)), -INF))
         inv_eta1 = min(inv_eta1, work * w.sum() / (T * cap_w))
         inv_eta2 = min(inv_eta2, work * s.sum() / (T * cap_p))
         log_ratio1 = min(log_ratio1, log_worst - math.log(work * w.sum()))

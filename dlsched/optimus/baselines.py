@@ -43,6 +43,7 @@ import numpy as np
 
 from dlsched.core.schedule import Placement
 from dlsched.optimus.allocation import AllocJob
+from dlsched.core import numerics
 
 _EPS = 1e-9
 
@@ -182,7 +183,7 @@ def tetris_allocate(
             cand = np.flatnonzero(fits & grow)
             if cand.size == 0:
                 break
-            align = (bundle[cand] * inv) @ (fr[s] * inv)
+            align = numerics.dot(bundle[cand] * inv, fr[s] * inv)
             with np.errstate(divide="ignore"):
                 work = remaining[cand] / f_next[cand] * (k[cand] + 1) * size[cand]
             pref = np.where(work > 0, work.min() / np.where(work > 0, work, 1.0), 1.0)

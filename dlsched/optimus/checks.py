@@ -90,6 +90,7 @@ from dlsched.optimus.paa import (
     resnet50_blocks,
 )
 from dlsched.optimus.placement import (
+from dlsched.core import numerics
     TERMS,
     PlaceJob,
     check_fig10,
@@ -1161,7 +1162,7 @@ def theorem1_sample(
         if rng.random() < 0.5:
             B = b = 1.0
         else:
-            B, b = (float(x) for x in 10.0 ** rng.uniform(math.log10(0.25), math.log10(4.0), 2))
+            B, b = (float(x) for x in numerics.power(10.0, rng.uniform(math.log10(0.25), math.log10(4.0), 2)))
         inst = {"n_servers": n, "p": p, "w": w, "slots": slots, "B": B, "b": b}
         for t in terms:
             claim = check_theorem1(n, p, w, float(slots), B=B, b=b, terms=t)
@@ -1268,7 +1269,7 @@ def paa_sample(
     for seed in seeds:
         rng = np.random.default_rng(seed)
         n = int(rng.integers(1, max_blocks + 1))
-        sizes = np.round(np.exp(rng.uniform(0.0, 15.0, n))) + 1.0
+        sizes = np.round(numerics.exp(rng.uniform(0.0, 15.0, n))) + 1.0
         total = float(sizes.sum())
         for k in ps_list:
             large = int(np.sum(sizes > total / k))

@@ -57,6 +57,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from dlsched.core import numerics
 
 __all__ = [
     "CURVE_CONFIGS",
@@ -228,7 +229,7 @@ def _batch_log_loss(proba: np.ndarray, y_idx: np.ndarray) -> float:
     """Mean log-loss of the true classes (probabilities clipped at machine epsilon, as sklearn)."""
     eps = np.finfo(proba.dtype).eps
     p = np.clip(proba[np.arange(len(y_idx)), y_idx], eps, 1.0)
-    return float(-np.mean(np.log(p)))
+    return float(-np.mean(numerics.log(p)))
 
 
 def train_curve(config_name: str, seed: int = 0, *, epochs: int | None = None) -> pd.DataFrame:

@@ -61,6 +61,7 @@ import pandas as pd
 from scipy.optimize import minimize_scalar, nnls
 
 from dlsched.core.jobs import LossCurve, OptimusModel
+from dlsched.core import numerics
 
 __all__ = [
     "PAPER_PRIOR",
@@ -328,7 +329,7 @@ def fit_loss_curve(
     ):
         raise ValueError(f"recency must be a finite number >= 1, got {recency!r}")
     n = raw.size
-    point_w = float(recency) ** (2.0 * (np.arange(n) // math.ceil(n / 3)))
+    point_w = numerics.power(float(recency), 2.0 * (np.arange(n) // math.ceil(n / 3)))
     normalizer = float(clean.max())
     y = clean / normalizer
     m = float(y.min())
@@ -717,7 +718,7 @@ class SpeedFit:
         scalar = np.ndim(p) == 0 and np.ndim(w) == 0
         pa, wa = np.broadcast_arrays(np.asarray(p, dtype=float), np.asarray(w, dtype=float))
         X = speed_features(pa.ravel(), wa.ravel(), self.mode, self.M)
-        den = X @ np.asarray(self.theta)
+        den = numerics.dot(X, np.asarray(self.theta, dtype=float))
         out = (wa.ravel() if self.mode == "async" else 1.0) / den
         return float(out[0]) if scalar else out.reshape(pa.shape)
 

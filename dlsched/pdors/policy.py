@@ -66,6 +66,7 @@ from dlsched.core.jobs import JobSpec, PdorsModel, Workload
 from dlsched.core.policy import BasePolicy, ClusterView
 from dlsched.core.pricing import ExponentialPrice, log_bounds
 from dlsched.core.schedule import Decision, Placement
+from dlsched.core import numerics
 
 _EPS = 1e-9
 INF = math.inf
@@ -106,7 +107,7 @@ class PdorsPrices:
     @property
     def upper(self) -> np.ndarray:
         """:math:`U^r` (13)."""
-        return np.exp(self.log_u)
+        return numerics.exp(self.log_u)
 
     @property
     def lower(self) -> float:
@@ -182,9 +183,9 @@ def price_parameters(workload: Workload, *, horizon: int | None = None,
     denom = np.array([external_worker_slots(m) for m in models], dtype=float) * demand.sum(axis=1)
     inv_mu = min(1.0, float(np.min(denom)) / (T * float(cluster.capacity.sum())))
     mu = 1.0 / inv_mu if mu is None else float(mu)
-    log_l = float(np.min(log_worst - np.log(denom))) - math.log(2.0 * mu)
+    log_l = float(np.min(log_worst - numerics.log(denom))) - math.log(2.0 * mu)
     with np.errstate(divide="ignore"):
-        per = np.where(demand > 0, log_best[:, None] - np.log(np.where(demand > 0, demand, 1.0)), -INF)
+        per = np.where(demand > 0, log_best[:, None] - numerics.log(np.where(demand > 0, demand, 1.0)), -INF)
     log_u = per.max(axis=0)
     log_u = np.where(np.isfinite(log_u), np.maximum(log_u, log_l), log_l)
     return PdorsPrices(log_u, log_l, mu)
@@ -204,7 +205,7 @@ def g_delta(demand_w, delta: float, ratio: float = 1.0, variant: str = "31R"):
     if variant not in G_DELTA_VARIANTS:
         raise ValueError(f"pdors.g_delta must be one of {G_DELTA_VARIANTS}, got {variant!r}")
     d = np.asarray(demand_w, dtype=float)
-    ell = (np.log(1.0 / delta) if variant == "31R" else ratio * np.log(2.0 / delta)) / d
+    ell = (math.log(1.0 / delta) if variant == "31R" else ratio * math.log(2.0 / delta)) / d
     return 1.0 + ell + np.sqrt(ell * ell + 2.0 * ell)
 
 
@@ -301,8 +302,8 @@ class SlotSolver:
     def __init__(self, job: PdorsJob, price: np.ndarray, free: np.ndarray) -> None:
         self.job = job
         self.free = free
-        self.pw = price @ job.wd  # p_h^w[t] of (23)
-        self.ps = price @ job.pd  # p_h^s[t]
+        self.pw = numerics.dot(price, job.wd)  # p_h^w[t] of (23)
+        self.ps = numerics.dot(price, job.pd)  # p_h^s[t]
 
     # ---------------------------------------------------------------- internal (steps 2-7)
     def internal(self, v_top: int) -> tuple[np.ndarray, np.ndarray]:
@@ -398,7 +399,7 @@ class SlotSolver:
         if res is None or res.status != 0:
             return cost, wbar, sbar, solves, seconds
         x = res.x.reshape(len(idx), 2 * G)
-        cost[idx] = x @ c1
+        cost[idx] = numerics.dot(x, c1)
         per = 1.0 / k[group_of]  # split each group's amount evenly over its machines
         wbar[idx] = x[:, :G][:, group_of] * per
         sbar[idx] = x[:, G:][:, group_of] * per
@@ -441,7 +442,7 @@ class SlotSolver:
             w = np.swapaxes(round_solution(wv[todo], rng, trials), 0, 1)  # (levels, trials, nz)
             s = np.swapaxes(round_solution(sv[todo], rng, trials), 0, 1)
             ok = self.feasible(w, s, demands[todo][:, None], nz)
-            c = np.where(ok, w @ pw + s @ ps, INF)
+            c = np.where(ok, numerics.dot(w, pw) + numerics.dot(s, ps), INF)
             pick = np.argmin(c, axis=1)
             found = ok.any(axis=1)
             rows = todo[found]

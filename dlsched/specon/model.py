@@ -91,6 +91,7 @@ import numpy as np
 
 from dlsched.core.cluster import Cluster, Server
 from dlsched.core.jobs import JobSpec, SpeconModel, Workload
+from dlsched.core import numerics
 
 __all__ = [
     "CPU_SHARING",
@@ -518,7 +519,7 @@ def specon_workload(
     else:
         launch = np.sort(r_launch.uniform(0.0, span, n_jobs))
     kinds = [types[int(i)] for i in r_type.integers(0, len(types), n_jobs)]
-    jitter = np.exp(solo_jitter * r_jitter.standard_normal(n_jobs)) if solo_jitter > 0 else np.ones(n_jobs)
+    jitter = numerics.exp(solo_jitter * r_jitter.standard_normal(n_jobs)) if solo_jitter > 0 else np.ones(n_jobs)
     if pause_sd > 0:
         pauses = np.maximum(0.0, r_pause.normal(migration_pause, pause_sd, n_jobs))
     else:

@@ -1,0 +1,211 @@
+r"""Machine-invariant floating point: the same bits on every x86-64 CPU, and tolerant decisions.
+
+Why this module exists
+----------------------
+numpy dispatches its elementwise transcendental loops (``exp``, ``log``, ``power``, ``expm1``,
+``log1p``, ``log2``, ...) at run time to the widest SIMD the CPU has. On numpy 2.4 the AVX-512
+(``X86_V4``) loops of ``np.exp``/``np.log``/``np.power`` round differently in the last bit from
+the AVX2 (``X86_V3``) and baseline loops, and OpenBLAS picks a kernel per CPU (``SkylakeX``,
+``Haswell``, ...) and splits a dot product over its threads, so ``a @ b`` also changes in the last
+bit with the CPU and ``OPENBLAS_NUM_THREADS``. The online schedulers turn such a last-bit
+difference into a different admission, sort order or argmin, so a schedule computed on an
+AVX-512 machine differed from the same seed's schedule on an AVX2 machine (issue 19; measured
+with ``benchmarks/bench_float_paths.py`` and ``tests/test_machine_invariance.py``).
+
+Two rules, applied in every wing:
+
+1. **Values a decision reads are computed by operations whose result does not depend on SIMD
+   width or thread count.** The functions below evaluate ``exp``/``log``/``power``/``expm1``/
+   ``log1p`` in x87 long double (numpy's long-double loops call the C library's ``expl``/``logl``;
+   numpy has no SIMD loops for long double) and round once to float64, so the result is the same
+   on every x86-64 CPU and dispatch level (and within 1 ulp of the exact value). Dot products use
+   :func:`dot` (numpy's fixed-order pairwise sum of the elementwise products), never BLAS. Plain
+   ``+ - * /``, ``np.sum``, ``np.cumsum``, ``np.sqrt``, ``np.maximum`` and ``math.*`` on Python
+   floats are already invariant (IEEE 754 basic operations; numpy's reductions use a fixed
+   pairwise order whatever the SIMD width; glibc's ``exp``/``log`` pick the same FMA variant on
+   every AVX2 or AVX-512 CPU). Keep the vectorised numpy fast paths where the value is only
+   displayed, never compared.
+
+2. **A discrete choice that compares computed floats uses a tolerance and breaks ties by a
+   deterministic key.** Two values within ``REL_TOL`` of each other (relative to the larger
+   magnitude, plus ``ABS_TOL``) are *equal* for a decision; among equal candidates the smallest
+   index (or the wing's documented key, e.g. job id or "PS before worker") wins. Use
+   :func:`is_close`, :func:`greater`, :func:`positive`, :func:`argmin`, :func:`argmax` and
+   :func:`order`. The tolerance sits many orders of magnitude above rounding noise (about 1e-16
+   relative per operation) and many below any difference a paper's rule means to act on.
+
+Each wing names where it applies the rules next to the spec lines (search for ``REL_TOL`` and
+"tolerance" in ``dlsched/<wing>/``).
+
+All functions accept scalars or array-likes and return what the numpy function would: an array
+for an array, a ``numpy.float64`` for a scalar.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+REL_TOL: float = 1e-9
+"""Relative tolerance of every decision comparison (two values within it are a tie)."""
+
+ABS_TOL: float = 1e-12
+"""Absolute floor of the tolerance, for values that should be equal to 0."""
+
+_LD = np.longdouble
+
+
+def _out(res, scalar: bool):
+    res = np.asarray(res, dtype=np.float64)
+    return res[()] if scalar else res
+
+
+def _ld(x) -> tuple[np.ndarray, bool]:
+    scalar = np.ndim(x) == 0
+    return np.asarray(x, dtype=np.float64).astype(_LD), scalar
+
+
+def exp(x):
+    """``e**x``, the same bits on every x86-64 CPU (long double, rounded once)."""
+    a, scalar = _ld(x)
+    return _out(np.exp(a), scalar)
+
+
+def log(x):
+    """Natural log, the same bits on every x86-64 CPU (``log(0) = -inf``, negative -> nan)."""
+    a, scalar = _ld(x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _out(np.log(a), scalar)
+
+
+def expm1(x):
+    """``e**x - 1`` (accurate near 0), the same bits on every x86-64 CPU."""
+    a, scalar = _ld(x)
+    return _out(np.expm1(a), scalar)
+
+
+def log1p(x):
+    """``log(1 + x)`` (accurate near 0), the same bits on every x86-64 CPU."""
+    a, scalar = _ld(x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _out(np.log1p(a), scalar)
+
+
+def power(base, exponent):
+    """``base**exponent`` for ``base >= 0``, the same bits on every x86-64 CPU.
+
+    Evaluated as ``exp(exponent * log(base))`` in long double (about 1e-19 relative error before
+    the one rounding to float64); ``power(0, e)`` is 0 for ``e > 0`` and 1 for ``e == 0``, and
+    ``power(b, 0)`` is 1 for every ``b``, as for ``np.power``.
+
+    Raises
+    ------
+    ValueError
+        If ``base`` has a negative entry (``base`` named with its smallest value).
+    """
+    b, sb = _ld(base)
+    e, se = _ld(exponent)
+    if np.any(b < 0):
+        raise ValueError(f"power: base must be >= 0, got min(base)={float(np.min(b))!r}")
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        res = np.exp(e * np.log(b))
+    res = np.where(e == 0, _LD(1), np.where((b == 0) & (e > 0), _LD(0), res))
+    return _out(res, sb and se)
+
+
+def dot(a, b, axis: int = -1):
+    """``sum(a * b)`` over ``axis`` in numpy's fixed pairwise order (never BLAS).
+
+    BLAS (``@``, ``np.dot``) picks its kernel and its split over threads by CPU and
+    ``OPENBLAS_NUM_THREADS``; this does not. For 2-d ``a`` and 1-d ``b`` it is the matrix-vector
+    product ``a @ b``.
+    """
+    prod = np.multiply(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
+    return np.sum(prod, axis=axis)
+
+
+def tolerance(a, b):
+    """The tie tolerance of ``a`` and ``b``: ``REL_TOL * max(|a|, |b|) + ABS_TOL`` (inf -> 0)."""
+    with np.errstate(invalid="ignore"):
+        scale = np.maximum(np.abs(a), np.abs(b))
+        tol = REL_TOL * np.where(np.isfinite(scale), scale, 0.0) + ABS_TOL
+    return float(tol) if np.ndim(tol) == 0 else tol
+
+
+def is_close(a, b):
+    """``|a - b| <= tolerance(a, b)``; equal infinities are close, nan is never close."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        res = (a == b) | (np.abs(a - b) <= tolerance(a, b))
+    return bool(res) if res.ndim == 0 else res
+
+
+def greater(a, b):
+    """``a > b`` by more than the tolerance (a strict decision that a rounding cannot flip)."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        res = (a > b) & ~is_close(a, b)
+    return bool(res) if np.ndim(res) == 0 else res
+
+
+def less(a, b):
+    """``a < b`` by more than the tolerance."""
+    return greater(b, a)
+
+
+def positive(x, scale=0.0):
+    """``x > 0`` by more than the tolerance of ``scale`` (e.g. ``payoff = u - c`` with
+    ``scale = max(|u|, |c|)``): ``x > REL_TOL * |scale| + ABS_TOL``."""
+    x = np.asarray(x, dtype=np.float64)
+    res = x > tolerance(scale, 0.0)
+    return bool(res) if res.ndim == 0 else res
+
+
+def argmin(values, keys=None) -> int:
+    """Index of the smallest value; values within the tolerance of the minimum tie, and the tie
+    goes to the smallest ``keys`` entry (default: the smallest index). nan never wins; all nan
+    (or empty) raises ``ValueError``."""
+    v = np.asarray(values, dtype=np.float64).ravel()
+    ok = ~np.isnan(v)
+    if not ok.any():
+        raise ValueError(f"argmin: no comparable value among {v.size}")
+    m = v[ok].min()
+    cand = np.flatnonzero(ok & ((v == m) | (v <= m + tolerance(m, m))))
+    if keys is None or cand.size == 1:
+        return int(cand[0])
+    k = np.asarray(keys).ravel()[cand]
+    return int(cand[np.lexsort((cand, k))[0]])
+
+
+def argmax(values, keys=None) -> int:
+    """Index of the largest value, ties as in :func:`argmin` (smallest key / index wins)."""
+    v = np.asarray(values, dtype=np.float64)
+    return argmin(-v, keys)
+
+
+def tie_classes(values) -> np.ndarray:
+    """Rank of each value after merging values that lie within the tolerance of the first value
+    of their run in sorted order (so the classes do not chain). Equal ranks are ties."""
+    v = np.asarray(values, dtype=np.float64).ravel()
+    idx = np.argsort(v, kind="stable")
+    ranks = np.empty(v.size, dtype=np.int64)
+    rank, head = -1, math.nan
+    for i in idx.tolist():
+        x = v[i]
+        if rank < 0 or not (x == head or abs(x - head) <= REL_TOL * max(abs(x), abs(head)) + ABS_TOL):
+            rank += 1
+            head = x
+        ranks[i] = rank
+    return ranks
+
+
+def order(values, *keys) -> np.ndarray:
+    """Ascending order of ``values`` with ties (within the tolerance, see :func:`tie_classes`)
+    broken by ``keys`` (first key first), then by index. Returns the permutation."""
+    v = np.asarray(values, dtype=np.float64).ravel()
+    cls = tie_classes(v)
+    cols = [np.arange(v.size)] + [np.asarray(k).ravel() for k in reversed(keys)] + [cls]
+    return np.lexsort(cols)
