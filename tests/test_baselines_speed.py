@@ -2,7 +2,9 @@
 
 ``_ReferenceDRF`` and ``_ReferenceFIFO`` below are the pre-optimisation code of
 :mod:`dlsched.baselines.drf` and :mod:`dlsched.baselines.fifo` (commit da28756), copied verbatim
-(only the class names differ) and kept here as the specification of the schedules: every test
+(only the class names differ; and, since issue 19, DRF's smallest share is chosen with the
+numerics tolerance, :func:`_pop_smallest_share`) and kept here as the specification of the
+schedules: every test
 compares the fast policies with them, result table by result table, on many small random
 workloads of every kind the project has, with every parameter the policies take, and decision by
 decision on views fed out of order (the fast policies' incremental state must fall back to a full
@@ -21,6 +23,7 @@ import pytest
 from dlsched import registry
 from dlsched.baselines.drf import DRF, PLACERS
 from dlsched.baselines.fifo import FIFO, Mirror, fixed_workers
+from dlsched.core import numerics
 from dlsched.core.cluster import Cluster, Server
 from dlsched.core.jobs import JobSpec, LinearModel, RateContext, Workload
 from dlsched.core.placement import (
@@ -100,7 +103,7 @@ class _ReferenceDRF(DRF):
         for st in state.values():
             reserved += _held(cluster, st)
         while heap:
-            _, order, j = heapq.heappop(heap)
+            _, order, j = _pop_smallest_share(heap)
             st = state[j]
             spec = st["v"].spec
             model = spec.model
@@ -142,6 +145,18 @@ class _ReferenceDRF(DRF):
             if st["w"] > 0:
                 allocs[j] = Placement.of(st["workers"], st["ps"])
         return Decision(allocs, admit=admit, wakeup=min(wakeups) if wakeups else None)
+
+
+def _pop_smallest_share(heap: list) -> tuple:
+    """Issue 19: remove and return the entry ``(share, order, job)`` with the smallest dominant
+    share up to the numerics tolerance, ties to the earliest order (``numerics.argmin``); the
+    pre-issue-19 reference popped the exact float minimum (``heapq.heappop``)."""
+    i = numerics.argmin([e[0] for e in heap], keys=[e[1] for e in heap])
+    entry = heap[i]
+    heap[i] = heap[-1]
+    heap.pop()
+    heapq.heapify(heap)
+    return entry
 
 
 def _held(cluster, st) -> np.ndarray:

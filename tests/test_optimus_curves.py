@@ -96,6 +96,11 @@ def test_per_epoch_is_the_mean_of_steps():
 
 @pytest.mark.parametrize("name", ["wine_linear_sgd", "iris_mlp_adam", "digits_mlp_sgd"])
 def test_regenerated_prefix_equals_stored_csv(stored, manifest, name):
+    """Regenerating the stored curves reproduces them to a relative 1e-9, not bit for bit: the
+    training (scikit-learn) runs through BLAS and numpy's SIMD loops, whose last bits differ
+    between CPUs (AVX-512 vs AVX2, OpenBLAS kernel and thread count), so the stored CSV cannot be
+    re-verified exactly on another machine. Exact equality is the same-machine determinism test's
+    job (:func:`test_train_curve_deterministic_and_seeded`)."""
     if (
         manifest["versions"]["scikit-learn"] != sklearn.__version__
         or manifest["versions"]["numpy"] != np.__version__
@@ -106,7 +111,7 @@ def test_regenerated_prefix_equals_stored_csv(stored, manifest, name):
     assert len(fresh) == len(ref) > 0
     np.testing.assert_array_equal(fresh["epoch"].to_numpy(), ref["epoch"].to_numpy())
     np.testing.assert_array_equal(fresh["step"].to_numpy(), ref["step"].to_numpy())
-    assert [repr(x) for x in fresh["loss"]] == [repr(x) for x in ref["loss"]]  # bit for bit
+    np.testing.assert_allclose(fresh["loss"].to_numpy(), ref["loss"].to_numpy(), rtol=1e-9, atol=0)
 
 
 def test_train_curve_deterministic_and_seeded():

@@ -61,6 +61,14 @@ Jobs must be preemptible (``AOnlineModel.allow_preemption``, the ``aonline`` wor
 ``preemptible=True``): the simulator refuses to pause any other job (A_online (2c)-(2d)), and
 ``Preemptive`` raises on them unless ``strict=False``.
 
+**Floating point and ties (issue 19)**, as in :mod:`dlsched.aonline.policy`: values within
+``numerics.REL_TOL`` (1e-9, + ``ABS_TOL``) are equal for a decision. BatchSche: worker servers
+by window cost per worker (ties: lower index), PS server by window cost (ties: lower index),
+least-cost configuration ``cost < best`` (ties: the first, fewest workers), admission
+:math:`w_j - \text{cost} > 0` relative to :math:`\max(|w_j|, \text{cost})` (a payoff within it
+of 0 is postponed). Preemptive: the SRTF / LAS rank (ties: arrival, job id) and the earliest
+completing server (ties: no lower-ranked running job, then lower index).
+
 =====================================  ===========================================================
 paper                                  code
 =====================================  ===========================================================
@@ -90,8 +98,9 @@ from dlsched.core.policy import BasePolicy, ClusterView, JobView
 from dlsched.core.pricing import ShiftedExponentialPrice
 from dlsched.core.schedule import Decision, Placement
 from dlsched.core import numerics
+from dlsched.aonline.policy import _argmin, _close, _less, _order, _tol
 
-_EPS = 1e-9
+_EPS = 1e-9  # capacity fits, ceil/floor of slot and worker counts, data-ready times: not a tie rule
 
 
 def time_points(limit: int) -> Iterator[int]:
@@ -222,7 +231,9 @@ class BatchSche(BasePolicy):
                 continue
             cost, d, placement = best
             payoff = float(model.weight) - cost
-            if payoff <= 0:
+            # (5a)-(6): admit iff w_j - cost > 0 by more than numerics tolerance (REL_TOL of
+            # max(|w_j|, cost)); a payoff within it of 0 is a tie -> postponed (as eta_j = 0)
+            if not payoff > _tol(model.weight, cost):
                 continue
             admitted.append(spec.job_id)
             self._plan[spec.job_id] = (tau, tau + d, placement)
@@ -257,7 +268,6 @@ class BatchSche(BasePolicy):
         w_price = (lam(use, cap) * wd).sum(axis=2)  # (segments, S): price of one worker per slot
         p_price = (mu(use, cap) * pd_).sum(axis=2)
         seg = np.diff(bounds)
-        index = np.arange(n_srv)
         best = None
         for n in range(1, model.max_workers + 1):
             d = max(1, math.ceil(model.total_work / (model.speed(False) * n) - _EPS))
@@ -268,7 +278,9 @@ class BatchSche(BasePolicy):
             length = np.clip(tau + d - bounds[:-1], 0, seg)  # slots of each segment used
             cw = numerics.dot(length[:, None], w_price, axis=0)  # (S,) window cost of one worker
             cp = numerics.dot(length[:, None], p_price, axis=0)
-            order = np.lexsort((index, cw))  # cheapest first, ties to the lower index
+            # cheapest window cost per worker first: costs within numerics tolerance (REL_TOL of the
+            # first of each tie run) tie; ties -> the lower server index
+            order = _order(cw)
             order = order[room_w[order] > 0]
             cum = np.cumsum(room_w[order])
             k = int(np.searchsorted(cum, n))  # servers order[: k + 1] are filled
@@ -280,9 +292,13 @@ class BatchSche(BasePolicy):
             if not ps_ok.any():
                 return best
             cand = np.flatnonzero(ps_ok)
-            ps_server = int(cand[np.argmin(cp[cand])])  # first minimum: the lower index
+            # cheapest PS server: costs within numerics tolerance (REL_TOL of the minimum) tie;
+            # ties -> the lower server index
+            ps_server = int(cand[_argmin(cp[cand])])
             cost = numerics.dot(cw, y) + float(cp[ps_server])
-            if best is None or cost < best[0]:  # ties: the first, fewest workers (Alg. 2 line 11)
+            # least-cost configuration: cost < best by more than numerics tolerance (REL_TOL of the
+            # larger); ties -> the first found, the fewest workers (as Alg. 2 line 11)
+            if best is None or _less(cost, best[0]):
                 workers = {int(s): int(y[s]) for s in np.flatnonzero(y)}
                 best = (cost, d, Placement.of(workers, {ps_server: model.ps_for(n)}))
         return best
@@ -355,6 +371,20 @@ class Preemptive(BasePolicy):
             return (1, v.work_done, v.spec.arrival, v.job_id)
         return (0, rem, v.spec.arrival, v.job_id)
 
+    def _ranked(self, jobs: list[JobView], ctx: RateContext) -> list[JobView]:
+        """Jobs by :meth:`_key`: known remaining time first (SRTF), then unknown work by attained
+        service (LAS). The float (remaining time / attained service) compares with numerics
+        tolerance (REL_TOL of the first of each tie run); ties -> arrival, then job id."""
+        keys = [self._key(v, ctx) for v in jobs]
+        ranked: list[JobView] = []
+        for group in (0, 1):
+            idx = [i for i, k in enumerate(keys) if k[0] == group]
+            if idx:
+                perm = _order([keys[i][1] for i in idx], [keys[i][2] for i in idx],
+                              [keys[i][3] for i in idx])  # fmt: skip
+                ranked.extend(jobs[idx[p]] for p in perm)
+        return ranked
+
     def widths(self, spec: JobSpec) -> list[tuple[int, int, int]]:
         """``[(server, workers, ps), ...]``: the job's gang on each server that can hold it --
         the most workers (up to :func:`wanted_workers`, at least the model's minimum) that fit with
@@ -387,7 +417,11 @@ class Preemptive(BasePolicy):
             start = math.ceil(ready[s] - _EPS) if later else t
             finish = start + work / rate if work is not None else -rate  # unknown work: fastest
             key = (finish, s in avoid, s)
-            if best_key is None or key < best_key:
+            # earliest completion: finish times within numerics tolerance (REL_TOL of the larger)
+            # tie; ties -> a server without lower-ranked running jobs, then the lower index
+            if best_key is None or _less(finish, best_key[0]) or (
+                _close(finish, best_key[0]) and key[1:] < best_key[1:]
+            ):
                 best, best_key = (None if later else cand), key
         return best
 
@@ -409,7 +443,7 @@ class Preemptive(BasePolicy):
                     "AOnlineModel.allow_preemption=False); build the workload with preemptible jobs "
                     "(aonline workload: preemptible=True) or pass strict=False"
                 )
-        order = sorted(jobs, key=lambda v: self._key(v, ctx))
+        order = self._ranked(jobs, ctx)  # SRTF rank, tolerant (see _ranked)
         free = cluster.capacity.copy()
         allocs: dict[int, Placement] = {}
         pause: dict[int, float] = {}

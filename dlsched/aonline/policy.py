@@ -75,10 +75,44 @@ Readings (spec tags; each alternative is a parameter of :class:`AOnline` and of 
   recorded when the inner loop ends without ``break``, and a candidate that ends fully
   co-located is left to COST_C (its speed is :math:`\xi_j = 1`).
 
+* Alg. 4 line 3 [N] (the spec is silent): a server with :math:`W_{su_j} = 0` (no worker slot of
+  the job's type; :math:`\lambda = \theta_1^{0/0} - 1` is undefined) is priced :math:`+\infty`:
+  it sorts after every server with worker capacity (ties among such servers: server index), so
+  it can host the PS only as a "later" server :math:`s_{i_1}` of lines 18-33 and is recorded after
+  the equal-cost PS servers that precede it. Not a parameter: the other reading, price 0, would
+  put a server that cannot take a worker among the cheapest worker servers, i.e. among the
+  servers "before :math:`s_z`" that lines 13-17 describe as co-locating the PS with workers,
+  and (9a) makes its worker price the price of an unavailable unit. (Before issue 21 it was
+  priced as a full server, :math:`\theta_1 - 1`, interleaved by index with the full servers.)
+
 **Within a round every job starts at** :math:`\tau_i`, so usage and prices are non-increasing over
 the window; :class:`WindowState` stores them per segment of constant usage (one per distinct
 planned completion), which keeps a round at 200 servers and windows of thousands of slots cheap.
 Nothing here is random: ties are broken by server index and job order, so runs are deterministic.
+
+**Floating point and ties (issue 19).** Prices and window costs are computed with
+:func:`dlsched.core.numerics.power` and :func:`~dlsched.core.numerics.dot`; every discrete choice
+between computed floats treats values within ``numerics.REL_TOL`` (1e-9) of the larger magnitude
+(+ ``ABS_TOL`` 1e-12) as equal and breaks the tie by the key below, so a last-bit difference
+between machines cannot change a schedule:
+
+====================================  ===============================  =========================
+decision (spec line)                  tolerance: REL_TOL times         tie goes to
+====================================  ===============================  =========================
+Alg. 2 l. 7-9 ``cost_d < cost``       the larger of the two costs      COST_C
+Alg. 2 l. 11, 15 eta_jl > eta_j       max(abs(w_j), cost, cost of l*)  the earlier, smaller D_u;
+(eta_j = 0 at first: admission)                                        eta ~ 0: not admitted
+Alg. 2 ``ties="fastest"``, equal eta  as l. 11, 15                     the earlier completion
+Alg. 3 l. 3, first server s_1         the minimum key                  smaller server index
+Alg. 4 l. 3, order by lambda          the first key of each tie run    smaller server index
+Alg. 4 l. 22, move iff Delta <= 0     largest price term of Delta      move (as Delta = 0)
+Alg. 4 l. 37, cheapest of L           the minimum cost                 the first recorded
+====================================  ===============================  =========================
+
+``_EPS = 1e-9`` is not a tie rule: it guards ``ceil``/``floor`` of integer-valued quantities
+(:math:`d_j`, worker room) and capacity fits against rounding. The pruning of :func:`maxsche`
+(``c.cost <= lower bound of COST_D``, stop at :math:`\eta_j = w_j`) stays exact: it only skips
+evaluations the tolerant rules above could not choose.
 """
 
 from __future__ import annotations
@@ -97,7 +131,7 @@ from dlsched.core.policy import BasePolicy, ClusterView
 from dlsched.core.schedule import Decision, Placement
 from dlsched.core import numerics
 
-_EPS = 1e-9
+_EPS = 1e-9  # capacity fits / ceil of d_j on integer-valued quantities (slots, worker counts), not a tie rule
 INF = math.inf
 PRICE_READINGS: tuple[str, ...] = ("corrected", "literal")
 """Valid ``price_reading`` values: (7)-(8) as reconstructed (exponent) or as printed (linear)."""
@@ -116,6 +150,60 @@ def _choice(value, allowed: tuple[str, ...], what: str) -> str:
     if value not in allowed:
         raise ValueError(f"{what} must be one of {allowed}, got {value!r}")
     return value
+
+
+def _order(values, *keys) -> np.ndarray:
+    """Ascending order with tolerant ties: :func:`dlsched.core.numerics.order` (values within the
+    tolerance of the first of their run tie; ties -> ``keys``, first key first, then position),
+    faster: when no two distinct values are within the tolerance, ties are exact equalities and
+    one stable sort does; else the tie classes are built over the distinct values only (many
+    servers share a price, e.g. 0 on free capacity). ``+inf`` sorts after every finite value
+    (``numerics.tie_classes`` would merge it with the largest finite one: its tolerance
+    ``REL_TOL * inf`` is infinite), ``-inf`` first; no nan."""
+    v = np.asarray(values, dtype=np.float64).ravel()
+    if np.isnan(v).any():
+        raise ValueError("_order: nan key")
+    key_cols = [np.asarray(k).ravel() for k in reversed(keys)]
+    idx = np.argsort(v, kind="stable")
+    sv = v[idx]
+    fin = sv[np.isfinite(sv)]
+    if fin.size > 1:
+        gap = np.diff(fin)
+        bound = numerics.REL_TOL * max(abs(fin[0]), abs(fin[-1])) + numerics.ABS_TOL  # >= any pair's
+        if ((gap > 0) & (gap <= bound)).any():  # distinct values may tie: the exact rule
+            uniq, inv = np.unique(v, return_inverse=True)
+            ucls = np.arange(uniq.size)
+            f = np.isfinite(uniq)
+            ucls[f] = numerics.tie_classes(uniq[f]) + int(np.flatnonzero(f)[0])
+            return np.lexsort([np.arange(v.size), *key_cols, ucls[inv.ravel()]])
+    if not key_cols:
+        return idx  # ties are exact equalities: the stable sort keeps the smaller position first
+    return np.lexsort([np.arange(v.size), *key_cols, v])
+
+
+def _argmin(values) -> int:
+    """``numerics.argmin(values)`` (values within the tolerance of the minimum tie; ties -> the
+    smallest index) for a non-empty array without nan."""
+    v = np.asarray(values, dtype=np.float64)
+    m = float(v.min())
+    return int(np.flatnonzero((v == m) | (v <= m + _tol(m)))[0])
+
+
+def _tol(*magnitudes: float) -> float:
+    """Decision tolerance ``REL_TOL * max|m| + ABS_TOL`` of values computed from ``magnitudes``
+    (as :func:`dlsched.core.numerics.tolerance`; a non-finite magnitude counts 0), in plain floats."""
+    m = max(abs(float(x)) for x in magnitudes)
+    return numerics.REL_TOL * (m if math.isfinite(m) else 0.0) + numerics.ABS_TOL
+
+
+def _less(a: float, b: float) -> bool:
+    """``numerics.less(a, b)`` for two floats: ``a < b`` by more than ``_tol(a, b)``."""
+    return a < b and not (a == b or abs(a - b) <= _tol(a, b))
+
+
+def _close(a: float, b: float) -> bool:
+    """``numerics.is_close(a, b)`` for two floats."""
+    return a == b or abs(a - b) <= _tol(a, b)
 
 
 def _pos_int(value, what: str, *, allow_none: bool = False):
@@ -486,6 +574,7 @@ class _Quote:
         self.free_p = np.minimum.accumulate(cp[:, None] - up, axis=1)
         self.first_lam = self.lam_seg[:, 0]  # lambda_{s u_j}(tau_i): first window slot
         self.first_mu = self.mu_seg[:, 0]
+        self.no_w = cw <= 0  # W_{s u_j} = 0: lambda = theta^(0/0) - 1 is undefined (Alg. 4 line 3)
         self._cache: dict[int, _Profile] = {}
 
     def at(self, d: int) -> _Profile:
@@ -529,7 +618,9 @@ def _cost_c(q: _Quote, n: int, order: str) -> Candidate | None:
     else:  # [N] exact variant: the whole-window cost
         key = n * job.worker_amount * p.lam + job.ps_amount * p.mu
     idx = np.flatnonzero(ok)
-    s = int(idx[np.argmin(key[idx])])  # s_1 (stable: ties by server index)
+    # line 3 "non-decreasing order", first element s_1: keys within numerics tolerance
+    # (REL_TOL of the larger key) tie; ties -> smaller server index
+    s = int(idx[_argmin(key[idx])])
     cost = float(n * job.worker_amount * p.lam[s] + job.ps_amount * p.mu[s])  # line 8
     return Candidate(cost, n, d, Placement.of({s: n}, {s: 1}), "C")  # line 7
 
@@ -544,7 +635,14 @@ def _cost_d(q: _Quote, n: int, order: str, move_rule: str) -> Candidate | None:
     if elig.size == 0:
         return None
     key = q.first_lam[elig] if order == "first_slot" else p.lam[elig]  # line 3 (t read as the order)
-    srv = elig[np.argsort(key, kind="stable")]  # s_1 .. s_S
+    # line 3, [N] W_{s u_j} = 0 (no worker slot of type u_j; lambda = theta^(0/0) - 1): price +inf,
+    # so such a server sorts after every server that has worker capacity (ties among them: server
+    # index) and can host the PS only as a "later" server s_{i1} of lines 18-33, never as a server
+    # "before s_z" (lines 13-17, which the paper describes as co-locating the PS with workers)
+    key = np.where(q.no_w[elig], INF, key)
+    # line 3 non-decreasing order: keys within numerics tolerance (REL_TOL of the larger) tie;
+    # ties -> smaller server index
+    srv = elig[_order(key)]  # s_1 .. s_S
     room = p.room[srv]
     # lines 4-7 ([T] loop index i renamed, ranges (tau_i, c_j], line 5's redundant D_u - sum dropped)
     y = np.clip(n - (np.cumsum(room) - room), 0, room)
@@ -572,13 +670,18 @@ def _cost_d(q: _Quote, n: int, order: str, move_rule: str) -> Candidate | None:
         room1 = room[i1] - y[i1]  # line 19: D_u(s_i1)
         if move_rule == "consistent":  # [R] Delta cost = sum_t (lambda_i1(t) - lambda_i2(t)) per worker
             delta = lw[i1][:, None] - lw[seq][None, :]
+            scale = np.maximum(np.abs(lw[i1])[:, None], np.abs(lw[seq])[None, :])
         else:  # line 22/24 as printed: first-slot prices, minus the PS price per moved worker
-            fl = dw * q.first_lam[srv]
-            delta = fl[i1][:, None] - fl[seq][None, :] - dp * q.first_mu[srv][i1][:, None]
+            fl, fm = dw * q.first_lam[srv], dp * q.first_mu[srv]
+            delta = fl[i1][:, None] - fl[seq][None, :] - fm[i1][:, None]
+            scale = np.maximum(np.maximum(np.abs(fl[i1]), np.abs(fm[i1]))[:, None], np.abs(fl[seq])[None, :])
         same = i1[:, None] == seq[None, :]  # i2 == i1 moves nothing
         delta = np.where(same, 0.0, delta)
         movable = np.where(same, 0, y[seq][None, :])
-        go = np.logical_and.accumulate(delta <= 0.0, axis=1)  # line 22 until the first break (30)
+        # line 22 "Delta <= 0" with numerics tolerance: move unless Delta > REL_TOL * (largest price
+        # term of Delta) + ABS_TOL (prices equal up to rounding move, as in exact arithmetic)
+        ok_move = same | (delta <= numerics.tolerance(scale, 0.0))
+        go = np.logical_and.accumulate(ok_move, axis=1)  # line 22 until the first break (30)
         movable = np.where(go, movable, 0)
         # line 23: Delta W = min(y', D_u(s_i1)), D_u(s_i1) shrinking as workers arrive
         moved = np.clip(room1[:, None] - (np.cumsum(movable, axis=1) - movable), 0, movable)
@@ -592,7 +695,9 @@ def _cost_d(q: _Quote, n: int, order: str, move_rule: str) -> Candidate | None:
     if not costs:
         return None  # lines 34-36
     allc = np.concatenate(costs)
-    k = int(np.argmin(allc))  # line 37: stable, the first recorded of the cheapest
+    # line 37 "sort L by cost, take L_1": costs within numerics tolerance (REL_TOL of the larger)
+    # tie; ties -> the first recorded (lines 13-17 in sorted order, then lines 18-33 by i1)
+    k = _argmin(allc)
     g = int(np.searchsorted(np.cumsum([len(c) for c in costs]), k, side="right"))  # which group
     k -= sum(len(c) for c in costs[:g])
     c_arr, pos, ymove = costs[g], ps_pos[g], ys[g]
@@ -649,6 +754,11 @@ def cost_d(
     pulling workers from :math:`s_z, s_{z-1}, \dots` onto it while that is not more expensive
     (``move_rule``); the cheapest candidate wins (line 37, ties: first recorded). None stands for
     :math:`\infty`. Fully co-located outcomes are left to COST_C ([N]).
+
+    A server with no worker slot of the job's type (:math:`W_{su_j} = 0`, worker price 0/0) sorts
+    as price :math:`+\infty` at line 3: after every server with worker capacity, so among PS
+    servers of equal cost it is recorded last (module docstring, [N]). Prices, costs and the
+    move test compare with ``numerics.REL_TOL`` (module docstring, "Floating point and ties").
     """
     _check_job(job)
     _choice(order, ORDERS, "order")
@@ -734,6 +844,9 @@ def maxsche(
     :math:`D_u` stays, so on free capacity, where every cost is 0, a job gets the fewest workers
     that finish by :math:`\tau_{i+1}`); ``"fastest"`` (ours) keeps, among equal payoffs, the
     candidate with the earliest completion :math:`c_j` (the objective (2) is completion time).
+    Payoffs and costs within ``numerics.REL_TOL`` (of :math:`\max(|w_j|, \text{cost})`) are equal:
+    a payoff within it of 0 is not admitted, a cost_d within it of COST_C's leaves COST_C, an
+    :math:`\eta` within it of :math:`\eta_j` is a tie (module docstring, "Floating point and ties").
 
     ``prune`` skips evaluations that cannot change the result (same output, checked in tests):
     with non-negative prices (corrected reading) and the consistent move rule a job's cost is
@@ -767,17 +880,26 @@ def maxsche(
                 dd = _cost_d(q, n, order, move_rule)  # line 6
                 evals += 1
             cand = c
-            if dd is not None and (c is None or dd.cost < c.cost):  # lines 7-9 read as min(cost, cost_d)
+            # lines 7-9 read as min(cost, cost_d): cost_d < cost by more than numerics tolerance
+            # (REL_TOL of the larger cost); ties -> COST_C
+            if dd is not None and (c is None or _less(dd.cost, c.cost)):
                 cand = dd
             if cand is None:
                 continue
             eta = job.weight - cand.cost  # line 10 ([N] the "1" is the job weight w_j, 1 in the paper)
-            if eta > top_eta:
+            scale = max(abs(job.weight), abs(cand.cost))  # the magnitudes eta is computed from
+            if top is None or eta - top_eta > _tol(scale, top.cost):  # reported only (not admitted)
                 top, top_eta = cand, eta
-            if eta > eta_j:  # lines 11-12 (strict >: the first best D_u stays)
+            # lines 11-12 and 15: eta_jl > eta_j (eta_j = 0 at first, so the first admissible payoff
+            # must be > 0) by more than numerics tolerance, REL_TOL of max(|w_j|, |cost|, |cost of
+            # l*|); ties -> the earlier candidate (smaller D_u) stays
+            ref = 0.0 if best is None else best.cost
+            tol = _tol(scale, ref)
+            if eta - eta_j > tol:
                 eta_j, best = eta, cand
-            elif ties == "fastest" and best is not None and eta == eta_j and cand.duration < best.duration:
-                best = cand  # [N] ours: an equal payoff that completes earlier
+            elif ties == "fastest" and best is not None and eta_j - eta <= tol:
+                if cand.duration < best.duration:  # [N] ours: an equal payoff (within tol of eta_j)
+                    best = cand  # that completes earlier
             if stop_at_one and eta_j >= job.weight:
                 break
         bests[job.job_id] = best if best is not None else top

@@ -20,6 +20,15 @@ trace; only jobs placed in the decision enter the heap of dominant shares. With 
 fit, a decision costs O(running jobs + arrivals + completions + demand classes), whatever the
 queue length; the schedules are exactly those of the former code, which re-placed every queued
 job at every decision (kept in ``tests/test_baselines_speed.py`` as the reference).
+
+Floating point and ties (issue 19): the one choice between computed floats is the job with the
+smallest dominant share (Ghodsi et al.'s progressive filling). Shares within
+``numerics.REL_TOL`` (1e-9) of the smallest, plus ``numerics.ABS_TOL`` (1e-12), tie -- e.g. 3 x
+0.1 and 0.3 of a resource -- and the tie goes to the earlier job (arrival, then job id), as for
+exactly equal shares (:class:`_ShareQueue`, the rule of :func:`dlsched.core.numerics.argmin`); a
+job not yet holding anything has share exactly 0. Capacity fits use the absolute slack
+``_EPS`` = 1e-9 of :mod:`dlsched.baselines.fifo` (whole-number demands); placement is
+:mod:`dlsched.core.placement`'s.
 """
 
 from __future__ import annotations
@@ -37,6 +46,7 @@ from dlsched.baselines.fifo import (
     check_count,
     next_wakeup,
 )
+from dlsched.core import numerics
 from dlsched.core.placement import LoadBalance, RoundRobin
 from dlsched.core.policy import BasePolicy, ClusterView
 from dlsched.core.schedule import Decision, Placement
@@ -180,17 +190,19 @@ class DRF(BasePolicy):
         bound.clear()
         inv_total = self._inv_total
         grown: list[_Grow] = []
-        heap: list[tuple[float, int, _Grow]] = []
+        heap = _ShareQueue()
         scan = waiting.scan()
         mi = 0
         while True:
-            # the former heap's next entry: share 0 (waiting or elastic job, by arrival) or grown
+            # the former heap's next entry: share 0 (waiting or elastic job, by arrival) or grown;
+            # DRF's smallest dominant share with numerics tolerance, ties -> earlier job (rank)
             r_wait = scan.rank() if scan else None
             r_move = movers[mi].rank if mi < len(movers) else None
+            r_zero = heap.zero_rank() if (r_wait is not None or r_move is not None) else None
             if (
                 r_wait is not None
                 and (r_move is None or r_wait < r_move)
-                and (not heap or (0.0, r_wait) < heap[0][:2])
+                and (r_zero is None or r_wait < r_zero)
             ):
                 wkey, gang = scan.key()
                 if gang > bound.tasks(free, "worker", wkey):
@@ -202,11 +214,11 @@ class DRF(BasePolicy):
                 if not mask.any():
                     continue
                 st = _Grow(d, rank[j], mask, self._cap(d.spec), None, None)
-            elif r_move is not None and (not heap or (0.0, r_move) < heap[0][:2]):
+            elif r_move is not None and (r_zero is None or r_move < r_zero):
                 st = movers[mi]
                 mi += 1
-            elif heap:
-                st = heapq.heappop(heap)[2]
+            elif heap:  # with share-0 candidates outside the queue, only its class of 0 got here
+                st = heap.pop(0.0 if r_zero is not None else None)
             else:
                 break
             first = st.w == 0
@@ -216,7 +228,7 @@ class DRF(BasePolicy):
                     grown.append(st)
                 use = st.w * st.d.wd + st.p * st.d.pd
                 share = float(np.max(use * inv_total))
-                heapq.heappush(heap, (share, st.rank, st))
+                heap.push(share, st.rank, st)
         for st in sorted(grown, key=lambda st: st.rank):
             allocs[st.d.spec.job_id] = Placement.of(st.workers, st.ps)
         self._commit(t, allocs, admit, grown)
@@ -281,6 +293,83 @@ class DRF(BasePolicy):
                 del elastic[j]
                 self._wait(j)
         self._mirror.commit(t, allocs, admit)
+
+
+class _ShareQueue:
+    """Progressive filling's priority queue: the job with the smallest dominant share first, where
+    shares within the numerics tolerance of the smallest (``REL_TOL`` of it + ``ABS_TOL``) tie and
+    the smallest rank (arrival order) among them wins -- :func:`dlsched.core.numerics.argmin`'s
+    rule, in O(log n) per operation.
+
+    Entries are grouped by their exact share: a heap of distinct share values and, per value, a
+    heap of ``(rank, item)``. Exactly equal shares (the common case: jobs of one demand class with
+    the same counts) cost nothing extra; only the few distinct values within the tolerance of the
+    smallest are compared by their best rank. Ranks are unique (one entry per job).
+    """
+
+    __slots__ = ("_values", "_in_values", "_groups")
+
+    def __init__(self) -> None:
+        self._values: list[float] = []  # heap of distinct shares (may hold emptied ones)
+        self._in_values: set[float] = set()
+        self._groups: dict[float, list[tuple[int, _Grow]]] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self._groups)
+
+    def push(self, share: float, rank: int, item: _Grow) -> None:
+        group = self._groups.get(share)
+        if group is None:
+            group = self._groups[share] = []
+            if share not in self._in_values:
+                self._in_values.add(share)
+                heapq.heappush(self._values, share)
+        heapq.heappush(group, (rank, item))
+
+    def _clean(self) -> list[float]:
+        """The value heap, its emptied values at the top dropped (its root is then the minimum)."""
+        values = self._values
+        while values and values[0] not in self._groups:
+            self._in_values.discard(heapq.heappop(values))
+        return values
+
+    def _best(self, lo: float) -> tuple[int, float] | None:
+        """``(rank, share)`` of the smallest rank among shares ``<= lo + tolerance(lo, lo)``."""
+        values = self._clean()
+        if not values:
+            return None
+        bound = lo + (numerics.REL_TOL * abs(lo) + numerics.ABS_TOL)  # numerics.tolerance(lo, lo)
+        best = None
+        stack = [0]
+        while stack:  # the heap's entries <= bound form a subtree at its root
+            i = stack.pop()
+            v = values[i]
+            if v > bound:
+                continue
+            group = self._groups.get(v)
+            if group and (best is None or group[0][0] < best[0]):
+                best = (group[0][0], v)
+            stack.extend(k for k in (2 * i + 1, 2 * i + 2) if k < len(values))
+        return best
+
+    def zero_rank(self) -> int | None:
+        """Smallest rank among shares tied with 0 (``numerics.ABS_TOL``, i.e. exactly 0), None if none."""
+        best = self._best(0.0)
+        return None if best is None else best[0]
+
+    def pop(self, lo: float | None = None) -> _Grow:
+        """Remove and return the first job: smallest rank among the shares within the tolerance
+        of ``lo`` (default: of the smallest share; 0 when share-0 jobs outside take part)."""
+        values = self._clean()
+        best = self._best(values[0] if lo is None and values else (lo or 0.0))
+        if best is None:
+            raise IndexError("pop from an empty _ShareQueue")
+        v = best[1]
+        group = self._groups[v]
+        item = heapq.heappop(group)[1]
+        if not group:
+            del self._groups[v]  # its value leaves the value heap lazily
+        return item
 
 
 class _Grow:

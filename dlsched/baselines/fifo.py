@@ -34,6 +34,13 @@ view, and a job whose tasks cannot fit in the free capacity is not tried (the at
 and change nothing), so a decision costs O(running jobs + arrivals + completions + jobs started),
 plus, with backfill, O(demand classes): a class whose jobs no longer fit is passed over whole
 (jobs put on one server, ``placement="earliest"``, are still tried one by one).
+
+Floating point and ties (issue 19): the only choice FIFO makes between computed floats is the
+fastest server of ``placement="earliest"``: rates within ``numerics.REL_TOL`` (1e-9) of the
+largest, plus ``numerics.ABS_TOL``, tie, and the lowest server index wins
+(:func:`dlsched.core.numerics.argmax`). Queue order is (arrival slot, job id), integers; capacity
+fits use the absolute slack ``_EPS`` = 1e-9 on whole-number demands; round-robin placement is
+:mod:`dlsched.core.placement`'s.
 The helpers for this (:class:`Mirror`, :class:`Waiting`, :class:`TaskBound`) are shared with
 :mod:`dlsched.baselines.drf`. The schedules are exactly those of the former code (kept in
 ``tests/test_baselines_speed.py`` as the reference).
@@ -49,6 +56,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from dlsched.core import numerics
 from dlsched.core.cluster import Cluster
 from dlsched.core.jobs import JobSpec, RateContext, Workload
 from dlsched.core.placement import RoundRobin, reachable, single_server_widths
@@ -59,6 +67,7 @@ PLACEMENTS = ("round_robin", "earliest")
 """Valid values of :class:`FIFO`'s ``placement``."""
 
 _EPS = 1e-9
+"""Absolute slack of capacity fits and reachability times (whole-number demands and slots)."""
 
 
 def fixed_workers(spec: JobSpec, n_workers: int | None) -> int:
@@ -504,14 +513,18 @@ class FIFO(BasePolicy):
         mask = reachable(spec, cluster, t)
         wd = cluster.vector(spec.worker_demand)
         pd_ = cluster.vector(spec.ps_demand)
-        best, best_rate = None, -np.inf
+        cands: list[Placement] = []
+        rates: list[float] = []
         for s, w, p in self.single_server_counts(spec):
+            # fit with _EPS = 1e-9 absolute slack (whole-number demands: an exact fit fits)
             if not mask[s] or not np.all(free[s, hard] >= w * wd[hard] + p * pd_[hard] - _EPS):
                 continue
-            cand = Placement.of({s: w}, {s: p} if p else {})
-            r = spec.model.rate(spec, cand, ctx)
-            if r > best_rate:  # ties keep the lower index
-                best, best_rate = cand, r
+            cands.append(Placement.of({s: w}, {s: p} if p else {}))
+            rates.append(float(spec.model.rate(spec, cands[-1], ctx)))
+        # A_online Sec. VI "dispatched to the server that can schedule the job earliest": the
+        # fastest server, with numerics tolerance (rates within REL_TOL of the largest + ABS_TOL
+        # tie); ties -> lower server index (single_server_counts lists servers in index order)
+        best = cands[numerics.argmax(rates)] if cands else None
         if best is not None:
             for s, c in best.workers:
                 free[s] -= c * wd

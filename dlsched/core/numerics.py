@@ -50,14 +50,18 @@ import numpy as np
 REL_TOL: float = 1e-9
 """Relative tolerance of every decision comparison (two values within it are a tie)."""
 
-ABS_TOL: float = 1e-12
-"""Absolute floor of the tolerance, for values that should be equal to 0."""
+ABS_TOL: float = 0.0
+"""Absolute floor of the tolerance: none. Prices of OASiS and PD-ORS live far below 1 (``L`` of
+OASiS (25) is about 1e-89 on the paper's workload), where any fixed floor would tie values that
+differ by orders of magnitude. A value that should be 0 up to rounding is tested with
+:func:`positive` against the magnitude of the operands it was computed from."""
 
 _LD = np.longdouble
 
 
 def _out(res, scalar: bool):
-    res = np.asarray(res, dtype=np.float64)
+    with np.errstate(over="ignore"):  # a long double beyond float64's range rounds to inf
+        res = np.asarray(res, dtype=np.float64)
     return res[()] if scalar else res
 
 
@@ -158,7 +162,8 @@ def less(a, b):
 
 def positive(x, scale=0.0):
     """``x > 0`` by more than the tolerance of ``scale`` (e.g. ``payoff = u - c`` with
-    ``scale = max(|u|, |c|)``): ``x > REL_TOL * |scale| + ABS_TOL``."""
+    ``scale = max(|u|, |c|)``): ``x > REL_TOL * |scale| + ABS_TOL``. Without a scale this is
+    plain ``x > 0``."""
     x = np.asarray(x, dtype=np.float64)
     res = x > tolerance(scale, 0.0)
     return bool(res) if res.ndim == 0 else res
@@ -195,7 +200,9 @@ def tie_classes(values) -> np.ndarray:
     rank, head = -1, math.nan
     for i in idx.tolist():
         x = v[i]
-        if rank < 0 or not (x == head or abs(x - head) <= REL_TOL * max(abs(x), abs(head)) + ABS_TOL):
+        near = x == head or (math.isfinite(x) and math.isfinite(head)
+                             and abs(x - head) <= REL_TOL * max(abs(x), abs(head)) + ABS_TOL)
+        if rank < 0 or not near:
             rank += 1
             head = x
         ranks[i] = rank

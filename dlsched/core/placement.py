@@ -16,6 +16,7 @@ import numpy as np
 from dlsched.core.cluster import Cluster
 from dlsched.core.jobs import JobSpec
 from dlsched.core.schedule import Placement
+from dlsched.core import numerics
 
 _EPS = 1e-9
 
@@ -214,7 +215,8 @@ class LoadBalance(RoundRobin):
                 free[:] = snapshot
                 return None
             score = np.where(ok, (free[np.ix_(servers, self._hard)] * inv).sum(axis=1) / n_res, -np.inf)
-            s = int(servers[int(np.argmax(score))])
+            # the most free share; shares equal up to rounding (numerics.REL_TOL) tie -> lower index
+            s = int(servers[numerics.argmax(score)])
             free[s] -= demand
             out[s] = out.get(s, 0) + 1
             left -= 1

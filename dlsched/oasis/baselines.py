@@ -171,8 +171,13 @@ from dlsched.core.placement import RoundRobin, next_reachable_slot, reachable
 from dlsched.core.policy import BasePolicy, ClusterView, JobView
 from dlsched.core.schedule import Decision, Placement, ScheduleViolation, check_allocations, server_usage
 from dlsched.core import numerics
+from dlsched.oasis.policy import _tie_order, _tie_ranks, _tol
 
 _TOL = 1e-9
+"""Absolute slack of integer roundings and capacity fits (``floor``/``ceil`` of task counts and
+slot numbers, free capacity >= 0) on integer-valued quantities; not a tie tolerance. Ties of
+computed floats use :func:`dlsched.oasis.policy._tol` (``REL_TOL`` relative, see the policy
+module's section "Floating point and ties")."""
 _PIN = 1e-6  # slack of the PS pin Z <= beta Y + 1 - _PIN
 _EPS_RR = 1e-9  # absolute tolerance of RoundRobin.fits
 
@@ -502,25 +507,42 @@ class RRH(BasePolicy):
             out[e.job_id] = (float(score), float(cost[j]))
         return out
 
+    @staticmethod
+    def _ranked(pool: Sequence[RRHEstimate], scores: Mapping[int, tuple[float, float]]) -> list[RRHEstimate]:
+        """Run/pause ranking: score sigma_j descending; scores within _tol (REL_TOL of the larger)
+        tie and go by arrival, then job id."""
+        if not pool:
+            return []
+        sig = np.array([-scores[e.job_id][0] for e in pool], dtype=float)
+        keys = (np.array([e.arrival for e in pool]), np.array([e.job_id for e in pool]))
+        return [pool[int(i)] for i in _tie_order(sig, *keys)]
+
+    def _below_drop(self, gain: float) -> bool:
+        """``G_j < drop_threshold`` by more than the tolerance _tol (within it the job stays)."""
+        return gain < self.drop_threshold - _tol(max(abs(gain), abs(self.drop_threshold)))
+
     # ------------------------------------------------------------------------------ decide
     def decide(self, t: int, view: ClusterView) -> Decision:
         cluster = view.cluster
         pool = [self.estimate(t, v) for v in view.admitted()]
-        pool = [e for e in pool if e.gain >= self.drop_threshold]
+        pool = [e for e in pool if not self._below_drop(e.gain)]
         admit, reject, info = [], [], {}
         for v in view.pending():  # admission, in arrival order
             e = self.estimate(t, v)
             others = sum(o.share for o in pool)
             cost = delay_cost(fluid_delay(e.remaining_slots, e.share, others), pool)
             info[e.job_id] = {"rrh_reward": e.gain, "rrh_delay_cost": cost}
-            if e.gain - cost > self.threshold:
+            # admission "G_i - C_i > threshold" with the tolerance _tol(max(|G|, |C|, |threshold|)):
+            # a margin within it is a tie and rejects (as an exact tie does)
+            margin = e.gain - cost - self.threshold
+            if margin > _tol(max(abs(e.gain), abs(cost), abs(self.threshold))):
                 admit.append(e.job_id)
-                if e.gain >= self.drop_threshold:
+                if not self._below_drop(e.gain):
                     pool.append(e)
             else:
                 reject.append(e.job_id)
         scores = self.scores(pool)
-        order = sorted(pool, key=lambda e: (-scores[e.job_id][0], e.arrival, e.job_id))
+        order = self._ranked(pool, scores)
         views = view.jobs
         wakeups: list[int] = []
         # pass 1: choose the jobs to run, in score order, with a throwaway placer
@@ -621,6 +643,14 @@ def server_groups(
             key += (s,)
         out.setdefault(key, []).append(s)
     return sorted(tuple(g) for g in out.values())
+
+
+def _big_m(worst: float, rhs: float) -> float:
+    """Big-M of a residual row, ``worst - rhs`` (largest left side with ``x_j = 0`` minus the
+    right side), or 0 when it is not positive by more than _tol(max(|worst|, |rhs|)): a big-M
+    within the tolerance is rounding noise and is left out of the model."""
+    big = worst - rhs
+    return big if big > _tol(max(abs(worst), abs(rhs))) else 0.0
 
 
 def _fits(free: np.ndarray, demand: np.ndarray, hard: np.ndarray, cap: int) -> np.ndarray:
@@ -1147,7 +1177,7 @@ class Dorm(BasePolicy):
                             rhs += phi * n_prev
                     if room >= ub[k] and len(coef) == 1:
                         continue
-                    big = worst - rhs
+                    big = _big_m(worst, rhs)
                     if big > 0:  # the row only binds when the job runs (x_j = 1)
                         coef[jv.on] = big
                         rhs += big
@@ -1248,13 +1278,14 @@ class Dorm(BasePolicy):
                 if limit <= 0:
                     return
 
-        # server order inside a group: smallest first (normalised capacity), then index
+        # server order inside a group: smallest first (normalised capacity; sizes within _tol
+        # tie), then index
         order = []
         for g in groups:
             caps = cluster.capacity[list(g)][:, hard]
             top = np.where(caps.max(axis=0) > 0, caps.max(axis=0), 1.0)
             size = (caps / top).sum(axis=1)
-            order.append([g[k] for k in sorted(range(len(g)), key=lambda k: (size[k], g[k]))])
+            order.append([g[k] for k in _tie_order(size, np.asarray(g))])
         prev = [
             {"worker": [s for s, _ in jv.view.placement.workers], "ps": [s for s, _ in jv.view.placement.ps]}
             for jv, _ in work
@@ -1288,7 +1319,10 @@ class Dorm(BasePolicy):
             ok = top > 0
             return float(np.max(d[ok] / top[ok])) if ok.any() else 0.0
 
-        rest = sorted((k for k, n in left.items() if n > 0), key=lambda k: (-size_of(k), k))
+        # largest first; sizes within _tol tie and go by (job position, role, group)
+        rest = [k for k, n in left.items() if n > 0]
+        rank = _tie_ranks(np.array([-size_of(k) for k in rest], dtype=float)) if rest else []
+        rest = [k for _, k in sorted(zip(rank, rest, strict=True))]
         for i, role, g in rest:
             put(i, role, order[g], left[(i, role, g)])
         for i, (jv, _) in enumerate(work):

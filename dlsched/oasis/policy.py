@@ -20,9 +20,42 @@ a few vectorized array operations. DP_COST is evaluated bottom-up (App. B:
 ``cost(t, d) = min_{d'} cost_t(t, d') + cost(t - 1, d - d')``) as a min-plus convolution in which
 ``d'`` only ranges over ``0..d_max`` (at most :math:`N_i` workers per slot, (3)), and only the states
 ``d`` from which the full workload can still be reached by slot ``T`` are kept. Ties are broken as
-in the paper's loops (smallest ``d`` in the later slot, earliest :math:`\hat t_i`), and costs are
-summed in the same order as the literal transcription :func:`dp_cost_literal`, which tests and
-benchmarks compare against.
+in the paper's loops (smallest ``d`` in the later slot, earliest :math:`\hat t_i`), with the
+tolerance below, and costs are summed in the same order as the literal transcription
+:func:`dp_cost_literal`, which tests and benchmarks compare against.
+
+Floating point and ties (issue 19)
+----------------------------------
+Every decision below compares computed floats with the tolerance ``_tol(s) = numerics.REL_TOL * |s|``
+(1e-9 relative to the larger operand ``s``). It has **no** ``numerics.ABS_TOL`` floor: prices start
+at ``L`` (about ``e^-204`` on the paper's workload), so costs and payoffs far below 1e-12 are real and
+differ by many orders of magnitude. Values within the tolerance are equal; the tie key is the
+paper's loop order. Values farther apart decide as before. In an empty cluster many schedules
+cost exactly the same (multiples of ``L``) while their float sums differ in the last bit; the rule
+makes such ties go to the tie key instead of to the rounding.
+
+===============================================  ======================  ========================
+decision (spec line, code)                       tolerance scale ``s``   tie -> key
+===============================================  ======================  ========================
+Alg. 1 l. 4 / Alg. 2 l. 5: mu_i > 0 (admit)      max(|f|, cost)          reject
+Alg. 2 l. 5: mu_il > mu_i (``_Tracker``)         max(|f|, cost), both    earlier completion slot
+Alg. 2 l. 23/33: servers by unit price           larger unit price       smaller server position
+Alg. 2 l. 15: DP argmin over d (exact, literal)  the minimum             smallest d in later slot
+l. 15, frontier: least cost per coverage         the least cost          fewest workers W
+l. 15, frontier: dominated point / plateau       the larger cost         larger coverage
+pruning (``_Tracker.stop``/``limit``)            exact bounds            never changes the result
+ceil/floor of counts (l. 24/26/35-37/39)         ``_EPS`` 1e-9 absolute  integer slack, no tie
+RRH admission G - C > threshold                  max(|G|, |C|, |thr|)    reject
+RRH pause G < drop_threshold                     max(|G|, |thr|)         keep the job
+RRH ranking by sigma_j, descending               larger score            arrival, then job id
+Dorm residual row: big-M if big > 0              max(worst, rhs)         no big-M
+Dorm placement: servers by size (ascending)      larger size             server index
+Dorm placement: tasks by size (descending)       larger size             (job, role, group)
+===============================================  ======================  ========================
+
+In the exact DP and the sparse frontier the winner of a tie keeps its own cost (a schedule's cost
+is the sum of its slots' costs); the dense frontier keeps the least cost per coverage and applies
+the rule when it backtracks.
 
 Readings of the spec's [T]/[N] notes (all documented in :func:`price_parameters`): ``U`` uses
 :math:`f_i(d_i^{min} - 1)`; ``L`` uses :math:`f_i(T - 1 - a_i)` (0-based slots: the last slot is
@@ -46,11 +79,77 @@ from dlsched.core.schedule import Decision, Placement
 from dlsched.core import numerics
 
 _EPS = 1e-9
+"""Absolute slack of the integer roundings (lines 24/26/35-37: ``ceil``/``floor`` of worker, PS and
+chunk counts, whose exact values are integers or ratios of small integers), so that a count that is
+an integer up to rounding is not rounded one up or down. Not a tie tolerance (see :func:`_tol`)."""
 INF = math.inf
 EXACT_BUDGET = 2_000_000
 DENSE_SWITCH = 60_000
 """The frontier DP switches to a dense array once a step combines more candidates than this."""
 """``method="auto"`` uses the exact chunk DP when S * (D + 1) * (d_max + 1) is at most this."""
+
+
+# ------------------------------------------------------------------ tolerant decisions (issue 19)
+
+
+def _tol(scale):
+    """Tie tolerance of this wing's decisions: ``numerics.REL_TOL * |scale|`` (0 where ``scale`` is
+    not finite), elementwise.
+
+    Purely relative, without the ``numerics.ABS_TOL`` floor of :func:`dlsched.core.numerics.tolerance`:
+    OASiS prices start at ``L``, about ``e^-204 ~ 1e-89`` on the paper's workload, so costs and
+    payoffs far below 1e-12 are real values that differ by many orders of magnitude (a payoff of
+    2e-81 is admitted on the invariance probe's instance); an absolute floor would merge them with
+    0 and with each other. Costs are sums of non-negative terms and payoffs ``f - cost``, so their
+    rounding error is relative to ``scale`` (the larger operand).
+    """
+    a = np.abs(np.asarray(scale, dtype=np.float64))
+    out = numerics.REL_TOL * np.where(np.isfinite(a), a, 0.0)
+    return float(out) if out.ndim == 0 else out
+
+
+def _tie_ranks(values) -> np.ndarray:
+    """Tie classes along the last axis, as :func:`dlsched.core.numerics.tie_classes` (ascending; a
+    value within :func:`_tol` of the first value of its run in sorted order joins that run, so
+    classes do not chain) but with :func:`_tol` and row by row: one vectorised step per column."""
+    v = np.asarray(values, dtype=np.float64)
+    idx = np.argsort(v, axis=-1, kind="stable")
+    sv = np.take_along_axis(v, idx, axis=-1)
+    ranks_sorted = np.zeros(sv.shape, dtype=np.int64)
+    if sv.shape[-1]:
+        head = sv[..., 0]
+        rank = np.zeros(head.shape, dtype=np.int64)
+        for j in range(1, sv.shape[-1]):
+            x = sv[..., j]
+            with np.errstate(invalid="ignore"):
+                same = (x == head) | (np.abs(x - head) <= _tol(np.maximum(np.abs(x), np.abs(head))))
+            rank = rank + ~same
+            head = np.where(same, head, x)
+            ranks_sorted[..., j] = rank
+    ranks = np.empty_like(ranks_sorted)
+    np.put_along_axis(ranks, idx, ranks_sorted, axis=-1)
+    return ranks
+
+
+def _tie_order(values, *keys) -> np.ndarray:
+    """Ascending order along the last axis of ``values`` with ties (:func:`_tie_ranks`) broken by
+    ``keys`` (first key first), then by position: :func:`dlsched.core.numerics.order` with
+    :func:`_tol`, row by row."""
+    v = np.asarray(values, dtype=np.float64)
+    pos = np.broadcast_to(np.arange(v.shape[-1]), v.shape)
+    cols = [pos] + [np.broadcast_to(np.asarray(k), v.shape) for k in reversed(keys)] + [_tie_ranks(v)]
+    return np.lexsort(cols, axis=-1)
+
+
+def _first_within(cands) -> int | None:
+    """Position of the first finite candidate within :func:`_tol` of the smallest (the
+    :func:`dlsched.core.numerics.argmin` rule with :func:`_tol`); None if none is finite."""
+    c = np.asarray(cands, dtype=np.float64)
+    ok = np.isfinite(c)
+    if not ok.any():
+        return None
+    m = float(c[ok].min())
+    return int(np.flatnonzero(ok & (c <= m + _tol(m)))[0])
 
 
 # ------------------------------------------------------------------------------ price parameters
@@ -273,7 +372,9 @@ def _greedy_cost(price: np.ndarray, cap: np.ndarray, counts: np.ndarray, limit: 
     cost is the sequential prefix sum over the full servers plus ``price_j * rest`` (the literal
     loop then adds only zeros), found for all (slot, count) pairs with one ``searchsorted``.
     """
-    order = np.argsort(price, axis=1, kind="stable")
+    # Alg. 2 lines 23/33: sort servers by unit price sum_r p_h^r(t) w_i^r, non-decreasing; prices
+    # within the tolerance _tol (REL_TOL of the larger) tie -> smaller server position in the pool
+    order = _tie_order(price)
     ps = np.take_along_axis(price, order, axis=1)
     cs = np.take_along_axis(cap, order, axis=1)
     cc = np.cumsum(cs, axis=1)
@@ -474,11 +575,13 @@ class _Tracker:
         self.prune = prune
         self.totals = np.full(len(util), INF)
         self.best_mu = 0.0
+        self.best_scale = 0.0  # max(|f|, cost) of the best payoff, for the tolerance of line 5
         self.best_k: int | None = None
 
     def stop(self, k: int) -> bool:
         """True when no completion at slot >= k can beat the best payoff (those slots' totals
-        become NaN: not evaluated)."""
+        become NaN: not evaluated). Exact: a payoff of slot >= k is at most ``util[k]`` (f is
+        non-increasing, costs >= 0), and :meth:`record` needs more than ``best_mu``."""
         if self.prune and self.util[k] <= self.best_mu:
             self.totals[k:] = np.nan
             return True
@@ -490,9 +593,16 @@ class _Tracker:
 
     def record(self, k: int, total: float) -> None:
         self.totals[k] = total
-        payoff = self.util[k] - total
-        if payoff > self.best_mu:  # line 5
-            self.best_mu, self.best_k = float(payoff), k
+        if not math.isfinite(total):
+            return
+        u = float(self.util[k])
+        payoff = u - total
+        scale = max(abs(u), abs(total))
+        # Alg. 2 line 5 "mu_il > mu_i" (mu_i starts at 0, so this is also Alg. 1 line 4's
+        # admission "mu_i > 0"): better by more than _tol(max(|f|, cost) of both payoffs); a
+        # payoff within it is a tie and the earlier completion slot (or rejection) stays
+        if payoff > self.best_mu + _tol(max(scale, self.best_scale)):
+            self.best_mu, self.best_k, self.best_scale = float(payoff), k, scale
 
 
 def _dp(cost: np.ndarray, D: int, dmax: int, track: _Tracker):
@@ -525,20 +635,34 @@ def _dp(cost: np.ndarray, D: int, dmax: int, track: _Tracker):
                 ch[: top - lo + 1] = np.arange(lo, top + 1)
         else:
             phi = plo + len(prev) - 1
-            for dp in range(0, dmax + 1):  # ascending d', strict '<' (line 15)
+            spans = []  # (d', its cost, first state, last state) of the finite options
+            for dp in range(0, dmax + 1):
                 cd = c[dp]
                 if not math.isfinite(cd):
                     continue
                 d0 = max(lo, plo + dp)  # states d with d - dp in [plo, phi] and d in [lo, hi]
                 d1 = min(hi, phi + dp)
-                if d0 > d1:
-                    continue
+                if d0 <= d1:
+                    spans.append((dp, cd, d0, d1))
+            # line 15 "min_cost > cost_t + cost" with the tolerance _tol: pass 1 takes the minimum
+            # over d', pass 2 keeps the smallest d' within REL_TOL of it (exact ties: the paper's
+            # strict '>' over ascending d keeps the first) and its own cost
+            least = np.full(n, INF)
+            for dp, cd, d0, d1 in spans:
+                tgt = least[d0 - lo : d1 - lo + 1]
+                np.minimum(tgt, prev[d0 - dp - plo : d1 - dp - plo + 1] + cd, out=tgt)
+            thr = least + _tol(least)
+            todo = np.isfinite(least)
+            for dp, cd, d0, d1 in spans:
+                if not todo.any():
+                    break
                 cand = prev[d0 - dp - plo : d1 - dp - plo + 1] + cd
-                tgt = new[d0 - lo : d1 - lo + 1]
-                better = cand < tgt
-                if better.any():
-                    tgt[better] = cand[better]
-                    ch[d0 - lo : d1 - lo + 1][better] = dp
+                sl = slice(d0 - lo, d1 - lo + 1)
+                hit = todo[sl] & (cand <= thr[sl])
+                if hit.any():
+                    new[sl][hit] = cand[hit]
+                    ch[sl][hit] = dp
+                    todo[sl][hit] = False
         if hi == D:
             track.record(k, float(new[-1]))
         new[new >= track.limit(k)] = INF
@@ -614,16 +738,19 @@ def _frontier(by_workers: np.ndarray, chunks_of: np.ndarray, D: int, track: _Tra
         useful = (C < track.limit(k)) & (X >= D - (S - 1 - k) * cmax)
         X, C, P, Wi = X[useful], C[useful], P[useful], Wi[useful]
         # per coverage X the least cost, first in layout order: a scatter-min, then the first hit
+        # within the tolerance _tol of it (line 15's argmin; the hit keeps its own cost)
         least = np.full(D + 1, INF)
         np.minimum.at(least, X, C)
-        hit = np.flatnonzero(C == least[X])
+        hit = np.flatnonzero(C <= least[X] + _tol(least[X]))
         _, first = np.unique(X[hit], return_index=True)  # X ascending, first occurrence of each
         sel = hit[first]
         X, C, P, Wi = X[sel], C[sel], P[sel], Wi[sel]
         keep = np.ones(len(C), dtype=bool)
         if len(C) > 1:
             suffix = np.minimum.accumulate(C[::-1])[::-1]
-            keep[:-1] = C[:-1] < suffix[1:]
+            # a point survives only if cheaper by more than _tol than every point covering more
+            # (within it: a tie, the larger coverage serves, as for exactly equal costs)
+            keep[:-1] = C[:-1] < suffix[1:] - _tol(suffix[1:])
         x, c = X[keep], C[keep]
         back.append(("sparse", P[keep], Wi[keep], x))
         track.record(k, float(c[-1]) if len(x) and x[-1] == D else INF)
@@ -640,11 +767,11 @@ def _frontier_chunks(back, k_end: int, chunks_of: np.ndarray, D: int) -> dict[in
         entry = back[k]
         if entry[0] == "dense":
             _, prev, Wopt, kk, hopt, new, x_prev = entry
-            # canonical state, as the sparse frontier: a state on a plateau of equal cost follows
-            # the plateau's last (largest-coverage) state, the frontier point that covers it
-            pos = int(np.searchsorted(new, new[pos], side="right")) - 1
-            # the option the forward step kept: the same sums, first minimum (smallest W)
-            w = int(Wopt[int(np.argmin(prev[np.maximum(pos - kk, 0)] + hopt))])
+            # canonical state, as the sparse frontier: a state on a plateau of equal cost (within
+            # _tol of its own) follows the plateau's last (largest-coverage) state
+            pos = int(np.searchsorted(new, new[pos] + _tol(new[pos]), side="right")) - 1
+            # the option: the forward step's sums, the first (smallest W) within _tol of the minimum
+            w = int(Wopt[_first_within(prev[np.maximum(pos - kk, 0)] + hopt)])
             W[k] = w
             pos = max(0, pos - int(cover[w]))  # coverage still needed before slot k
             if x_prev is not None:  # previous slot is sparse: first point covering >= pos
@@ -721,8 +848,8 @@ def dp_cost_literal(
         H, K = capacity_w.shape[0], capacity_p.shape[0]
         y = [0] * H
         z = [0] * K
-        key_w = unit_prices(price_w[t], wdem)  # line 23
-        order = sorted(range(H), key=lambda h: key_w[h])
+        key_w = unit_prices(price_w[t], wdem)  # line 23 (ties within _tol -> smaller h, as _greedy_cost)
+        order = [int(h) for h in _tie_order(key_w)]
         Dw = int(workers_needed(d, model))  # line 24
         for j, h in enumerate(order):  # lines 25-29
             room = min(
@@ -735,8 +862,8 @@ def dp_cost_literal(
         if Dw > 0:  # lines 30-32
             memo_t[(t, d)] = INF
             return INF
-        key_p = unit_prices(price_p[t], pdem)  # line 33
-        orderp = sorted(range(K), key=lambda k: key_p[k])
+        key_p = unit_prices(price_p[t], pdem)  # line 33 (ties within _tol -> smaller k)
+        orderp = [int(k) for k in _tie_order(key_p)]
         Y = sum(y)
         for j, k in enumerate(orderp):  # lines 34-38
             room = min(
@@ -746,7 +873,7 @@ def dp_cost_literal(
             )
             placed = sum(z[kk] for kk in orderp[:j])
             z[k] = max(0, min(room, int(ps_needed(Y, model)) - placed, Y - placed))
-        if sum(z) < (model.worker_bw / model.ps_bw) * Y - _EPS:  # lines 39-41
+        if sum(z) < (model.worker_bw / model.ps_bw) * Y - _EPS:  # lines 39-41 (_EPS: integer slack)
             memo_t[(t, d)] = INF
             return INF
         c = 0.0  # line 42, in sorted order
@@ -763,15 +890,19 @@ def dp_cost_literal(
             return (0.0, {}) if Di == 0 else (INF, {})
         if (Ti, Di) in memo:
             return memo[(Ti, Di)]
-        min_cost, best = INF, {}
+        cands = []
         for d in range(Di + 1):  # lines 12-18
             ct = cost_t(Ti, d)
             c, l_prev = dp(Ti - 1, Di - d)
-            if min_cost > ct + c:
-                min_cost = ct + c
-                best = dict(l_prev)
-                if d:
-                    best[Ti] = d
+            cands.append((ct + c, l_prev))
+        # line 15 "min_cost > cost_t + cost" with the tolerance _tol: the smallest d whose cost is
+        # within REL_TOL of the minimum wins (exact ties: the paper's strict '>' keeps the first d)
+        d = _first_within([cc for cc, _ in cands])
+        min_cost, best = INF, {}
+        if d is not None:
+            min_cost, best = cands[d][0], dict(cands[d][1])
+            if d:
+                best[Ti] = d
         memo[(Ti, Di)] = (min_cost, best)
         return memo[(Ti, Di)]
 
@@ -955,7 +1086,9 @@ class OASiS(BasePolicy):
             wd, pdem = cluster.vector(spec.worker_demand), cluster.vector(spec.ps_demand)
             dual_before = self.dual_objective()
             best = self.search(spec)  # line 3
-            if best.payoff > 0:  # line 4
+            # line 4: mu_i > 0 with the tolerance, decided in _Tracker.record (payoff is 0 unless
+            # it beat 0 by more than _tol(max(|f|, cost)))
+            if best.payoff > 0:
                 admit.append(spec.job_id)  # line 5
                 self._commit(spec.job_id, best, wd, pdem)  # lines 6-10
                 self.payoffs[spec.job_id] = best.payoff

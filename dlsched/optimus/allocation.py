@@ -9,7 +9,9 @@ Every scheduling interval Optimus decides how many parameter servers (PS) ``p_j`
    from the result);
 2. repeatedly pick, from a max-heap, the job with the largest priority-weighted marginal gain
    (9) and give it one PS or one worker, whichever of the two terms of (9) is larger (ties go to
-   the PS, ties between jobs to the smaller job id), then recompute that job's gain;
+   the PS, ties between jobs to the smaller job id; gains within the tolerance of
+   :mod:`dlsched.core.numerics`, ``REL_TOL`` of the larger magnitude + ``ABS_TOL``, are ties), then
+   recompute that job's gain;
 3. stop when the largest gain is non-positive, or (``stop_rule="literal"``, the paper's "until
    some resource in the cluster is used up") when the chosen task does not fit. With
    ``stop_rule="skip"`` a job whose chosen task does not fit is dropped from the heap and the others
@@ -59,6 +61,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dlsched.core import numerics
 from dlsched.core.claims import Claim
 
 STOP_RULES = ("literal", "skip")
@@ -70,7 +73,10 @@ GAIN_UNITS = ("share", "amount")
 METHODS = ("auto", "heap", "bands")
 """Valid values of ``method``."""
 
-_EPS = 1e-9
+_EPS = 1e-9  # capacity slack of the fit test (7): absorbs rounding of sums of integer-valued demands
+
+_REL = numerics.REL_TOL
+_ABS = numerics.ABS_TOL
 
 _BAND = 2.0  # ratio between consecutive band thresholds of _allocate_bands
 
@@ -229,6 +235,20 @@ def _time(q: float, f: float, job_id: int, p: int, w: int) -> float:
     return q / f
 
 
+def _tol(x: float) -> float:
+    """``numerics.tolerance(x, x)`` for one Python float (``ABS_TOL`` for an infinite ``x``)."""
+    a = abs(x)
+    return _REL * a + _ABS if a < math.inf else _ABS
+
+
+def _ps_close(g_ps: float, g_w: float) -> bool:
+    """For ``g_ps < g_w``: whether the two gains are equal within the tolerance (Eq. (9) argmax,
+    ties -> PS), i.e. ``numerics.is_close(g_ps, g_w)``; an infinite gain ties only with itself."""
+    if g_w == math.inf or g_ps == -math.inf:
+        return False
+    return g_w - g_ps <= _REL * max(abs(g_ps), abs(g_w)) + _ABS
+
+
 def _gain(t_now: float, t_new: float) -> float:
     if t_now == math.inf:
         return 0.0 if t_new == math.inf else math.inf
@@ -255,7 +275,10 @@ def _dominant_divisors(demand: np.ndarray, cap: np.ndarray, gain_unit: str) -> n
     pos = cap > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         share = np.where(pos, demand / np.where(pos, cap, 1.0), np.where(demand > 0, np.inf, 0.0))
-    d = np.argmax(share, axis=1)
+    # D = argmax_r share_r with numerics tolerance; ties -> smallest resource index (matters for
+    # gain_unit="amount", where tied shares can have different amounts)
+    best = share.max(axis=1)
+    d = np.argmax(share >= (best - numerics.tolerance(best, best))[:, None], axis=1)
     rows = np.arange(demand.shape[0])
     dom = share[rows, d]
     out = dom if gain_unit == "share" else demand[rows, d]
@@ -412,7 +435,8 @@ def allocate(
             g_w = _gain(tn, t_w[i]) * k_w[i]
         if g_ps == -inf and g_w == -inf:
             return None
-        return (g_ps, 0) if g_ps >= g_w else (g_w, 1)
+        # Eq. (9) / step 2 role: max of the two gains with numerics tolerance; ties -> PS
+        return (g_ps, 0) if g_ps >= g_w or _ps_close(g_ps, g_w) else (g_w, 1)
 
     if method == "bands" or (method == "auto" and stop_rule == "literal"):
         state = (ids, speed, rem, P, W, t_now, t_ps, t_w, k_ps, k_w, cap_p, cap_w, WD, PD)
@@ -428,9 +452,27 @@ def allocate(
     heapq.heapify(heap)
     literal = stop_rule == "literal"
     while heap:
-        neg_g, j, i, role = heap[0]
+        # Step 5: pop the largest gain g*. Gains within the numerics tolerance of g*
+        # (g >= g* - REL_TOL |g*| - ABS_TOL) tie with it; ties -> smaller job id. Only entries whose
+        # parents qualify can qualify, so the near-tie path is entered only if a child of the root does.
+        thr = -heap[0][0]
+        thr -= _tol(thr)
+        n_h = len(heap)
+        if (n_h > 1 and -heap[1][0] >= thr) or (n_h > 2 and -heap[2][0] >= thr):
+            near = []
+            while heap and -heap[0][0] >= thr:
+                near.append(heapq.heappop(heap))
+            entry = min(near, key=lambda e: e[1])
+            for e in near:
+                if e is not entry:
+                    heapq.heappush(heap, e)
+            at_top = False  # the chosen entry is out of the heap
+        else:
+            entry = heap[0]
+            at_top = True
+        neg_g, j, i, role = entry
         if not neg_g < 0:
-            break  # every remaining gain is non-positive (or NaN-free zero)
+            break  # step 6: the chosen gain is non-positive (exact: see "Floating point and ties")
         d = PD[i] if role == 0 else WD[i]
         fits = True
         for r in rr:
@@ -440,7 +482,8 @@ def allocate(
         if not fits:
             if literal:
                 break  # "some resource in the cluster is used up"
-            heapq.heappop(heap)  # skip: this job gets no more tasks
+            if at_top:
+                heapq.heappop(heap)  # skip: this job gets no more tasks
             continue
         for r in rr:
             used[r] += d[r]
@@ -478,11 +521,18 @@ def allocate(
         if trace is not None:
             trace.append((j, "ps" if role == 0 else "worker", -neg_g))
         if g_ps == -inf and g_w == -inf:
-            heapq.heappop(heap)
-        elif g_ps >= g_w:
-            heapq.heapreplace(heap, (-g_ps, j, i, 0))
+            new = None
+        elif g_ps >= g_w or _ps_close(g_ps, g_w):  # Eq. (9) role, tolerance; ties -> PS
+            new = (-g_ps, j, i, 0)
         else:
-            heapq.heapreplace(heap, (-g_w, j, i, 1))
+            new = (-g_w, j, i, 1)
+        if at_top:
+            if new is None:
+                heapq.heappop(heap)
+            else:
+                heapq.heapreplace(heap, new)
+        elif new is not None:
+            heapq.heappush(heap, new)
     return out
 
 
@@ -500,7 +550,10 @@ def _allocate_bands(state, used: list[float], cap_eps: list[float], trace, out) 
     :math:`\tau` halving; each band is sorted with numpy and scanned with a cumulative sum of the
     demands (same summation order as the heap loop). A job's sequence is cut after the number of
     tasks that can possibly fit (one more task is generated and marked as not fitting), so every
-    sequence is finite. The last band may evaluate ``f`` at a few ``(p, w)`` beyond the result
+    sequence is finite. Ties within the numerics tolerance follow the heap loop's rule: a band is
+    extended until every key left for later bands is below ``lo - tolerance(lo)`` (``lo`` its
+    smallest key), and runs of near-equal keys are reordered by :func:`_tie_order`. The last band
+    may evaluate ``f`` at a few ``(p, w)`` beyond the result
     (a speed function returning NaN there raises, where the heap loop would not have looked).
     Mutates ``used``, ``trace`` and ``out``.
     """
@@ -532,7 +585,7 @@ def _allocate_bands(state, used: list[float], cap_eps: list[float], trace, out) 
         if W[i] < cap_w[i] and k_w[i] > 0:
             tw = t_w[i]
             g_w = ((0.0 if tw == inf else inf) if tn == inf else tn - tw) * k_w[i]
-        g, role = (g_ps, 0) if g_ps >= g_w else (g_w, 1)
+        g, role = (g_ps, 0) if g_ps >= g_w or _ps_close(g_ps, g_w) else (g_w, 1)  # ties -> PS
         return (g if g < run_m[i] else run_m[i]), g, role
 
     for i in range(n):
@@ -559,62 +612,72 @@ def _allocate_bands(state, used: list[float], cap_eps: list[float], trace, out) 
         em_g: list[float] = []  # gain (only kept for the trace)
         em_stop: list[int] = []  # positions of tasks that end the loop
         keep_g = trace is not None
-        for i in active:
-            q, f = rem[i], speed[i]
-            j = ids[i]
-            kp, kw, mp, mw = k_ps[i], k_w[i], cap_p[i], cap_w[i]
-            p, w, tn, tp, tw = P[i], W[i], t_now[i], t_ps[i], t_w[i]
-            m_run, cnt, lim = run_m[i], count[i], bound[i]
-            i2 = 2 * i
-            nxt = -inf
-            while True:
-                g_ps = g_w = -inf
-                if p < mp and kp > 0:
-                    g_ps = ((0.0 if tp == inf else inf) if tn == inf else tn - tp) * kp
-                if w < mw and kw > 0:
-                    g_w = ((0.0 if tw == inf else inf) if tn == inf else tn - tw) * kw
-                if g_ps == -inf and g_w == -inf:
-                    break  # no role can grow: the sequence ends without a stop
-                if g_ps >= g_w:
-                    g, role = g_ps, 0
-                else:
-                    g, role = g_w, 1
-                mm = g if g < m_run else m_run
-                if mm <= tau:
-                    nxt = mm  # belongs to a later band
-                    break
-                m_run = mm
-                cnt += 1
-                em_m.append(mm)
-                em_code.append(i2 + role)
-                if keep_g:
-                    em_g.append(g)
-                if mm <= 0 or cnt > lim:
-                    em_stop.append(len(em_m) - 1)
-                    break  # the heap loop would stop at this task
-                if role == 0:
-                    p += 1
-                    tn = tp
-                else:
-                    w += 1
-                    tn = tw
-                if p < mp and kp > 0:
-                    fx = float(f(p + 1, w))
-                    if fx != fx:
-                        raise ValueError(f"job {j}: speed({p + 1}, {w}) returned NaN")
-                    tp = 0.0 if q == 0.0 else (q / fx if fx > 0.0 else inf)
-                else:
-                    tp = inf
-                if w < mw and kw > 0:
-                    fx = float(f(p, w + 1))
-                    if fx != fx:
-                        raise ValueError(f"job {j}: speed({p}, {w + 1}) returned NaN")
-                    tw = 0.0 if q == 0.0 else (q / fx if fx > 0.0 else inf)
-                else:
-                    tw = inf
-            P[i], W[i], t_now[i], t_ps[i], t_w[i] = p, w, tn, tp, tw
-            run_m[i], count[i] = m_run, cnt
-            pend[i] = nxt
+        todo = active
+        while todo:
+            for i in todo:
+                q, f = rem[i], speed[i]
+                j = ids[i]
+                kp, kw, mp, mw = k_ps[i], k_w[i], cap_p[i], cap_w[i]
+                p, w, tn, tp, tw = P[i], W[i], t_now[i], t_ps[i], t_w[i]
+                m_run, cnt, lim = run_m[i], count[i], bound[i]
+                i2 = 2 * i
+                nxt = -inf
+                while True:
+                    g_ps = g_w = -inf
+                    if p < mp and kp > 0:
+                        g_ps = ((0.0 if tp == inf else inf) if tn == inf else tn - tp) * kp
+                    if w < mw and kw > 0:
+                        g_w = ((0.0 if tw == inf else inf) if tn == inf else tn - tw) * kw
+                    if g_ps == -inf and g_w == -inf:
+                        break  # no role can grow: the sequence ends without a stop
+                    if g_ps >= g_w or _ps_close(g_ps, g_w):  # Eq. (9) role, tolerance; ties -> PS
+                        g, role = g_ps, 0
+                    else:
+                        g, role = g_w, 1
+                    mm = g if g < m_run else m_run
+                    if mm <= tau:
+                        nxt = mm  # belongs to a later band
+                        break
+                    m_run = mm
+                    cnt += 1
+                    em_m.append(mm)
+                    em_code.append(i2 + role)
+                    if keep_g:
+                        em_g.append(g)
+                    if mm <= 0 or cnt > lim:
+                        em_stop.append(len(em_m) - 1)
+                        break  # the heap loop would stop at this task
+                    if role == 0:
+                        p += 1
+                        tn = tp
+                    else:
+                        w += 1
+                        tn = tw
+                    if p < mp and kp > 0:
+                        fx = float(f(p + 1, w))
+                        if fx != fx:
+                            raise ValueError(f"job {j}: speed({p + 1}, {w}) returned NaN")
+                        tp = 0.0 if q == 0.0 else (q / fx if fx > 0.0 else inf)
+                    else:
+                        tp = inf
+                    if w < mw and kw > 0:
+                        fx = float(f(p, w + 1))
+                        if fx != fx:
+                            raise ValueError(f"job {j}: speed({p}, {w + 1}) returned NaN")
+                        tw = 0.0 if q == 0.0 else (q / fx if fx > 0.0 else inf)
+                    else:
+                        tw = inf
+                P[i], W[i], t_now[i], t_ps[i], t_w[i] = p, w, tn, tp, tw
+                run_m[i], count[i] = m_run, cnt
+                pend[i] = nxt
+            # Close the band under the between-job tie rule: every task left for later bands must
+            # lie below lo - tolerance(lo) (lo = smallest key generated), so that no task outside
+            # the band ties with one inside; otherwise lower tau to there and generate more.
+            lo = min(em_m) if em_m else -inf
+            thr = lo - _tol(lo)
+            todo = np.flatnonzero(pend >= thr).tolist() if thr > -inf else []
+            if todo:
+                tau = math.nextafter(thr, -inf)
         if not em_m:
             continue
         m_a = np.array(em_m)
@@ -622,6 +685,11 @@ def _allocate_bands(state, used: list[float], cap_eps: list[float], trace, out) 
         i_a = code >> 1
         # lexsort is stable, so a job's tasks (generated in order) keep their order k
         order = np.lexsort((ids_a[i_a], -m_a))
+        v_s = m_a[order]
+        if v_s.size > 1:
+            near = (v_s[:-1] != v_s[1:]) & numerics.is_close(v_s[:-1], v_s[1:])
+            if near.any():  # keys equal within the tolerance: the heap loop's tie rule (smaller id)
+                order = order[_tie_order(v_s, ids_a[i_a[order]], near)]
         i_s = i_a[order]
         role_s = code[order] & 1
         dem = np.where((role_s == 0)[:, None], PDm[i_s], WDm[i_s])
@@ -646,6 +714,41 @@ def _allocate_bands(state, used: list[float], cap_eps: list[float], trace, out) 
         if hit:
             break
     used[:] = used_v.tolist()
+
+
+def _tie_order(v: np.ndarray, ids: np.ndarray, near: np.ndarray) -> np.ndarray:
+    """Pop order of the heap loop for tasks sorted by key ``v`` descending (exact ties by id).
+
+    Step 5 with the tie rule: the largest remaining key ``a`` is the anchor; among the keys
+    ``>= a - tolerance(a)`` the task of the smallest job id (then the earlier task) is popped. Only
+    runs of adjacent keys that are close (``near``) or equal are reordered; a key outside such a
+    run is below the tolerance of every key in it. Returns a permutation of ``range(v.size)``.
+    """
+    n = v.size
+    perm = np.arange(n)
+    vl = v.tolist()
+    il = ids.tolist()
+    nearl = near.tolist()
+    link = (near | (v[:-1] == v[1:])).tolist()
+    t = 0
+    while t < n - 1:
+        if not link[t]:
+            t += 1
+            continue
+        s = t
+        while t < n - 1 and link[t]:
+            t += 1
+        if any(nearl[s:t]):  # positions s..t form one run
+            rest = list(range(s, t + 1))
+            out = []
+            while rest:
+                a = vl[rest[0]]
+                thr = a - _tol(a)
+                best = min((q for q in rest if vl[q] >= thr), key=lambda q: (il[q], q))
+                rest.remove(best)
+                out.append(best)
+            perm[s : t + 1] = out
+    return perm
 
 
 def total_time(jobs: Sequence[AllocJob], allocation: Mapping[int, tuple[int, int]]) -> float:

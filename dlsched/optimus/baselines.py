@@ -179,7 +179,8 @@ def tetris_allocate(
         inv = np.where(pos, 1.0 / np.where(pos, c, 1.0), 0.0)
         while True:
             fits = np.all((bundle[:, hard_mask] <= fr[s, hard_mask] + _EPS), axis=1)
-            grow = (k + 1 <= limit) & (remaining > 0) & (f_next > f_now)
+            # speed improves, f(k+1, k+1) > f(k, k), by more than the numerics tolerance
+            grow = (k + 1 <= limit) & (remaining > 0) & numerics.greater(f_next, f_now)
             cand = np.flatnonzero(fits & grow)
             if cand.size == 0:
                 break
@@ -190,8 +191,8 @@ def tetris_allocate(
             mean_p = float(pref.mean())
             scale = srtf_weight * float(align.mean()) / mean_p if mean_p > 0 else 0.0
             score = align + scale * pref
-            best = np.flatnonzero(score >= score.max() - 1e-12 * max(1.0, abs(float(score.max()))))
-            i = int(cand[best[np.argmin(ids[cand[best]])]])
+            # largest score with numerics tolerance (numerics.argmax); ties -> smaller job id
+            i = int(cand[numerics.argmax(score, keys=ids[cand])])
             fr[s] -= bundle[i]
             k[i] += 1
             where[i][s] = where[i].get(s, 0) + 1

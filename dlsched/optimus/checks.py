@@ -81,6 +81,7 @@ from dlsched.optimus.fitting import (
     fit_speed,
     speed_features,
 )
+from dlsched.core import numerics
 from dlsched.optimus.paa import (
     Assignment,
     check_paa_invariants,
@@ -90,7 +91,6 @@ from dlsched.optimus.paa import (
     resnet50_blocks,
 )
 from dlsched.optimus.placement import (
-from dlsched.core import numerics
     TERMS,
     PlaceJob,
     check_fig10,

@@ -411,12 +411,15 @@ def convergence_epoch(fit: LossFit, delta: float) -> int:
     # x* = (-b0 + sqrt(b0^2 + 4 c)) / 2, written without cancellation
     x_star = 2.0 * c / (b0 + math.sqrt(b0 * b0 + 4.0 * c))
     t = (x_star - b1) / b0
+    # spec 2 [N]: e* = ceil(t), e* + 1 if the bound is hit with equality. t equal to an integer
+    # within the numerics tolerance (REL_TOL of |t| + ABS_TOL) counts as equality (decrease exactly
+    # delta at e: not yet below).
+    r = round(t)
+    if r >= 0 and numerics.is_close(t, r):
+        return int(r) + 1
     if t < 0:
         return 0
-    e = math.ceil(t)
-    if e == t:  # decrease exactly delta at e: not yet below
-        e += 1
-    return int(e)
+    return int(math.ceil(t))
 
 
 def remaining_epochs(fit: LossFit, current_epoch: float, delta: float, confirm: int = 0) -> int:
@@ -449,7 +452,13 @@ def remaining_epochs(fit: LossFit, current_epoch: float, delta: float, confirm: 
     if not (math.isfinite(cur) and cur >= 0):
         raise ValueError(f"current_epoch must be a finite number >= 0, got {current_epoch!r}")
     extra = _nonneg_int(confirm, "confirm")
-    return max(0, math.ceil(e_star + extra - cur))
+    x = e_star + extra - cur
+    r = round(x)
+    # Q = ceil(e* + confirm - e_now); a difference that is an integer up to the rounding of e_now
+    # (numerics tolerance of max(e* + confirm, e_now)) is that integer
+    if abs(x - r) <= numerics.tolerance(e_star + extra, cur):
+        return max(0, int(r))
+    return max(0, math.ceil(x))
 
 
 def brute_force_convergence_epoch(fit: LossFit, delta: float, max_epoch: int) -> int | None:

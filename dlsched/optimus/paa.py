@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dlsched.core import numerics
 from dlsched.core.claims import Claim
 
 
@@ -166,19 +167,26 @@ def paa(block_sizes: Sequence[float], n_ps: int, eps: float = 0.01) -> Assignmen
     order = sorted(range(sizes.size), key=lambda b: (-sizes[b], b))
     for b in order:
         size = float(sizes[b])
-        if size < eps * avg:  # very small: fewest requests
-            ps = min(range(n_ps), key=lambda k: (requests[k], assigned[k], k))
-        elif size <= avg + tol:  # best fit
+        # PAA line 4: size < eps * avg_size, strictly by more than the numerics tolerance (a size
+        # equal to eps * avg_size up to rounding is not "very small")
+        if numerics.less(size, eps * avg):  # very small: fewest requests
+            # line 5: argmin requests (integers); ties -> least assigned (numerics tolerance) -> index
+            few = min(requests)
+            least = [k for k in range(n_ps) if requests[k] == few]
+            ps = least[numerics.argmin([assigned[k] for k in least])]
+        elif size <= avg + tol:  # best fit (line 6; tol = 1e-9 avg_size, the numerics REL_TOL)
             fits = [k for k in range(n_ps) if avg - assigned[k] >= size - tol]
             if fits:
-                ps = min(fits, key=lambda k: (avg - assigned[k], k))
+                # line 7: argmin remaining room with numerics tolerance; ties -> lowest index
+                ps = fits[numerics.argmin([avg - assigned[k] for k in fits])]
             else:
-                ps = min(range(n_ps), key=lambda k: (assigned[k], k))
+                ps = numerics.argmin(assigned)  # [N] least assigned; ties -> lowest index
         else:  # large: slice into partitions of avg_size, each to the least loaded PS
+            # number of partitions: an exact multiple of chunk may come out 1e-16 above the integer
             n_parts = math.ceil(size / chunk - 1e-12)
             for i in range(n_parts):
                 part = chunk if i < n_parts - 1 else size - chunk * (n_parts - 1)
-                ps = min(range(n_ps), key=lambda k: (assigned[k], k))
+                ps = numerics.argmin(assigned)  # line 10: least assigned (tolerance); ties -> index
                 assigned[ps] += part
                 requests[ps] += 1
                 parts.append((b, ps, part))

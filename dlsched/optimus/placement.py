@@ -8,6 +8,8 @@ PS and the same number of workers are deployed on each of these servers"):
    experiments), largest first, ties by server index;
 2. jobs are placed in ascending order of resource demand, here the dominant share of
    :math:`w_jO_j + p_jN_j` in the total free resources at the start (ties by job id);
+   in both orders values within the tolerance of :mod:`dlsched.core.numerics` are ties
+   (:func:`~dlsched.core.numerics.order`);
 3. for each job, the smallest ``k`` such that the first ``k`` servers can host an *even split*:
    each of the ``k`` servers gets :math:`\lfloor p/k\rfloor` or :math:`\lceil p/k\rceil` PS and
    :math:`\lfloor w/k\rfloor` or :math:`\lceil w/k\rceil` workers. The larger shares go to
@@ -59,10 +61,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dlsched.core import numerics
 from dlsched.core.claims import Claim
 from dlsched.core.schedule import Placement
 
-_EPS = 1e-9
+_EPS = 1e-9  # capacity slack of the per-server fit tests (absorbs rounding of sums of demands)
+
+_REL = numerics.REL_TOL
+_ABS = numerics.ABS_TOL
 
 TERMS = ("tasks", "roles")
 """Valid values of ``terms`` in :func:`transfer_time`."""
@@ -308,6 +314,30 @@ def place_allocation(
     return _place(ids, ps, ws, pdm, wdm, fr_arr, sort_by, elig, hr, extras)
 
 
+def _extend_prefix(order: list, pref: list, pos: int) -> int:
+    """Append the tie class of ``order[pos]`` to ``pref``; return the position after it.
+
+    ``order`` holds ``(-free, server)`` sorted exactly. Sec. 4.2 step 1 ("sort servers by available
+    resources, descending") with numerics tolerance: the free amounts within ``REL_TOL`` (of the
+    larger magnitude, + ``ABS_TOL``) of the class head (the largest free amount not yet taken) tie,
+    and ties go to the smaller server index -- the order of :func:`dlsched.core.numerics.order`.
+    """
+    h = order[pos][0]
+    n = len(order)
+    u = pos + 1
+    while u < n:
+        x = order[u][0]
+        if x == h or x - h <= _REL * max(abs(x), abs(h)) + _ABS:
+            u += 1
+        else:
+            break
+    if u - pos > 1 and order[u - 1][0] != h:
+        pref.extend(sorted(order[pos:u], key=lambda e: e[1]))
+    else:
+        pref.extend(order[pos:u])
+    return u
+
+
 def _place(ids, ps, ws, pdm, wdm, fr_arr, sort_by, elig, hr, extras) -> PlacementResult:
     """The placement loop of :func:`place` on validated arrays."""
     n_srv, n_res = fr_arr.shape
@@ -322,7 +352,8 @@ def _place(ids, ps, ws, pdm, wdm, fr_arr, sort_by, elig, hr, extras) -> Placemen
         with np.errstate(divide="ignore", invalid="ignore"):
             share = np.where(pos, dem / np.where(pos, total0, 1.0), np.where(dem > 0, np.inf, 0.0))
         dom = share.max(axis=1)
-        perm = np.lexsort((np.asarray(ids), dom)).tolist()
+        # Sec. 4.2 step 2: ascending demand with numerics tolerance (numerics.order); ties -> job id
+        perm = numerics.order(dom, np.asarray(ids)).tolist()
         pd_rows, wd_rows, dem_rows = pdm.tolist(), wdm.tolist(), dem.tolist()
     else:
         perm, pd_rows, wd_rows, dem_rows = [], [], [], []
@@ -347,8 +378,12 @@ def _place(ids, ps, ws, pdm, wdm, fr_arr, sort_by, elig, hr, extras) -> Placemen
         kmax = min(max(p, w) if extras == "aligned" else p + w, len(order))
         run = [0.0] * n_res
         chosen = None
+        pref: list = []  # the first servers in the tolerant order (Sec. 4.2 step 1, see _extend_prefix)
+        pos = 0
         for k in range(1, kmax + 1):
-            s_new = order[k - 1][1]
+            while len(pref) < k:
+                pos = _extend_prefix(order, pref, pos)
+            s_new = pref[k - 1][1]
             f_new = fr[s_new]
             short = False
             for r in hr:
@@ -369,7 +404,7 @@ def _place(ids, ps, ws, pdm, wdm, fr_arr, sort_by, elig, hr, extras) -> Placemen
                 for i in range(k):
                     pi = qp + (1 if i < rp else 0)
                     wi = qw + (1 if (i - off) % k < rw else 0)
-                    fs = fr[order[i][1]]
+                    fs = fr[pref[i][1]]
                     for r in hr:
                         if pi * pdl[r] + wi * wdl[r] > fs[r] + _EPS:
                             ok = False
@@ -385,8 +420,12 @@ def _place(ids, ps, ws, pdm, wdm, fr_arr, sort_by, elig, hr, extras) -> Placemen
             unplaced.append(job_id)
             continue
         k, qp, rp, qw, rw, off = chosen
-        used = order[:k]
-        del order[:k]
+        used = pref[:k]
+        if used == order[:k]:
+            del order[:k]
+        else:  # a near-tie reordered the prefix: remove the servers used one by one
+            for e in used:
+                del order[bisect.bisect_left(order, e)]
         ps_at: dict[int, int] = {}
         w_at: dict[int, int] = {}
         for i, (_, s) in enumerate(used):

@@ -32,6 +32,38 @@ that decreases linearly with the job's estimated progress (``convergence_error``
 :class:`Tetris` (Grandl et al., SIGCOMM'14, as the paper configures it) gets the same estimates
 and packs bundles of 1 PS + 1 worker with :func:`~dlsched.optimus.baselines.tetris_allocate`.
 The DRF baseline is :class:`dlsched.baselines.drf.DRF` with ``placement="load_balance"``.
+
+Floating point and ties (issue 19)
+----------------------------------
+Every discrete choice below compares computed floats with the tolerance of
+:mod:`dlsched.core.numerics`: two values within ``REL_TOL`` (1e-9) of the larger magnitude plus
+``ABS_TOL`` (1e-12) are equal, and equal candidates go to the documented key. Capacity fit tests
+keep their absolute slack ``_EPS = 1e-9`` (sums of demands, integer-valued in the workloads).
+
+=================================================  ====================  ========================
+decision (spec line)                               comparison            tie -> key
+=================================================  ====================  ========================
+Eq. (9) role of a job's next task (alloc. step 2)  ``g_ps`` vs ``g_w``   the PS
+largest gain over jobs (alloc. steps 3/5)          max of ``g``          smaller job id
+dominant resource ``D`` of Eq. (9)                 max share             smaller resource index
+place: jobs by demand, ascending (Sec. 4.2 st. 2)  dominant share        smaller job id
+place: servers by free ``sort_by``, desc. (st. 1)  free amount           smaller server index
+DRF bundles (ablation): smallest dominant share    share                 earlier in ``jobs``
+shrink: give back the task that costs less speed   ``f`` after removal   the worker
+best_fit: server with least free ``sort_by``       free amount           smaller server index
+Tetris: candidate's speed improves                 ``f(k+1) > f(k)``     not an improvement
+Tetris: largest score                              score                 smaller job id
+PAA line 4: ``size < eps * avg_size``              strict, tolerant      not "very small"
+PAA lines 5/7/10: argmin requests/room/assigned    room, assigned        least assigned, index
+convergence epoch (spec 2 [N]): ``ceil(t)``        ``t`` integer?        ``t + 1`` (equality)
+remaining epochs ``ceil(e* + confirm - e_now)``    integer?              that integer
+=================================================  ====================  ========================
+
+Not tolerant on purpose: the allocation's stop test "gain <= 0" (step 6) stays exact -- a gain that
+is 0 in exact arithmetic comes from identical speed-function denominators and is exactly 0.0, while
+a tolerance would drop genuine small gains; the loss-fit optimiser's internal comparisons
+(:func:`~dlsched.optimus.fitting.fit_loss_curve`) pick fit values, not schedule decisions, and an
+``ABS_TOL`` would reject real improvements of near-zero residuals.
 """
 
 from __future__ import annotations
@@ -44,6 +76,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
+from dlsched.core import numerics
 from dlsched.core.jobs import OptimusModel
 from dlsched.core.placement import LoadBalance
 from dlsched.core.policy import BasePolicy, ClusterView, JobView
@@ -513,7 +546,21 @@ def drf_bundles(jobs: list[AllocJob], capacity: np.ndarray) -> dict[int, tuple[i
     heapq.heapify(heap)
     bundles = [0] * len(jobs)
     while heap:
-        _, i = heapq.heappop(heap)
+        # smallest dominant share with numerics tolerance (REL_TOL of the share + ABS_TOL); ties ->
+        # earlier in jobs. Only entries whose parents qualify can qualify: check the root's children.
+        thr = heap[0][0]
+        thr += numerics.tolerance(thr, thr)
+        if (len(heap) > 1 and heap[1][0] <= thr) or (len(heap) > 2 and heap[2][0] <= thr):
+            near = []
+            while heap and heap[0][0] <= thr:
+                near.append(heapq.heappop(heap))
+            entry = min(near, key=lambda e: e[1])
+            for e in near:
+                if e is not entry:
+                    heapq.heappush(heap, e)
+            i = entry[1]
+        else:
+            _, i = heapq.heappop(heap)
         job = jobs[i]
         need = job.worker_demand + job.ps_demand
         cap_j = min(c for c in (job.max_ps, job.max_workers, math.inf) if c is not None)
@@ -545,12 +592,17 @@ def shrink(
             return got
         if p <= 1 and w <= 1:
             return None
-        options = []
-        if w > 1:
-            options.append((-float(job.speed(p, w - 1)), 0, p, w - 1))
-        if p > 1:
-            options.append((-float(job.speed(p - 1, w)), 1, p - 1, w))
-        _, _, p, w = min(options)
+        # the option of the higher speed; speeds equal within the numerics tolerance tie -> the worker
+        if w > 1 and p > 1:
+            f_w, f_p = float(job.speed(p, w - 1)), float(job.speed(p - 1, w))
+            if numerics.greater(f_p, f_w):
+                p -= 1
+            else:
+                w -= 1
+        elif w > 1:
+            w -= 1
+        else:
+            p -= 1
 
 
 def shrink_and_place(
@@ -589,7 +641,8 @@ def best_fit(
         ok = np.all(free[:, hard] >= demand[hard] - 1e-9, axis=1)
         if not ok.any():
             return None
-        s = int(np.argmin(np.where(ok, free[:, sort_by], np.inf)))
+        # least free sort_by with numerics tolerance (numerics.argmin); ties -> lower server index
+        s = numerics.argmin(np.where(ok, free[:, sort_by], np.inf))
         free[s] -= demand
         out[s] = out.get(s, 0) + 1
     return out

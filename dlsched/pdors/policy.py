@@ -8,7 +8,8 @@ reject (step 4).
 
 Algorithm 2 (steps 1-3): for every completion slot :math:`\tilde t_i = a_i..T` compute
 :math:`\Theta(\tilde t_i, V_i)` (21) with Algorithm 3 and keep the schedule of the largest
-:math:`u_i(\tilde t_i - a_i) - \Theta` (strict ``>``: ties keep the earliest slot).
+:math:`u_i(\tilde t_i - a_i) - \Theta` (strict ``>`` beyond the tie tolerance: ties keep the
+earliest slot, see "Floating point and ties" below).
 
 Algorithm 3 (steps 1-5): the DP (21) over the samples trained per slot. **Quantised** (spec
 section 5 [N]; the paper enumerates single samples, :math:`V_i = E_iK_i` is :math:`10^6`-
@@ -23,7 +24,7 @@ Algorithm 4 (steps 1-12), :math:`\theta(t, v)` for ``v`` units in slot ``t``:
   :math:`D = \lceil vq(\tau_i + 2g_i\gamma_i/(b^{(i)}F_i))\rceil` workers, ``s = ceil(D/gamma)``
   PS and ``w = gamma * s`` workers (integer rounding is ours, spec [N]; ``workers="demand"``:
   ``w = D``); machines sorted by
-  :math:`\sum_r p_h^r[t](\alpha_i^r\gamma_i + \beta_i^r)` (stable: ties by index); the first one
+  :math:`\sum_r p_h^r[t](\alpha_i^r\gamma_i + \beta_i^r)` (ties within 1e-9 relative: by index); the first one
   where (4) ``w <= F`` and (24) hold;
 * external (steps 8-11, bandwidth :math:`b^{(e)}`): the LP relaxation of (23)-(26) plus the
   coupling (26') :math:`\sum_h s_h \ge \sum_h w_h/\gamma_i` [R], solved with HiGHS
@@ -31,7 +32,7 @@ Algorithm 4 (steps 1-12), :math:`\theta(t, v)` for ``v`` units in slot ``t``:
   **reconstructed, not the published formulas**) and rounded by (27)-(28); step 11 read as the
   spec recommends: ``trials`` (S) samples, the cheapest feasible one kept, up to ``10 S`` samples
   when none is feasible, else no external schedule;
-* step 12: the cheaper of the two (ties: internal).
+* step 12: the cheaper of the two (ties within 1e-9 relative: internal).
 
 Exactness of the speed-ups (none changes the result):
 
@@ -48,6 +49,37 @@ Readings of the spec's [R]/[N] notes, all documented in :func:`price_parameters`
 :math:`u_i(d_i^{min} - 1)` (slots are 0-based, a job completing in its arrival slot has duration
 0); ``L`` uses :math:`u_i(T - 1 - a_i)`; :math:`1/\mu` takes its largest admissible value
 :math:`\min(1, \cdot)`; resources no job demands get ``U = L``; initial prices ``L``.
+
+Floating point and ties (issue 19)
+----------------------------------
+Every discrete choice below that compares computed floats treats two values within
+``tol(a, b) = numerics.REL_TOL * max(|a|, |b|)`` (1e-9 relative, :func:`_tie_tol`) as equal and
+breaks the tie by the key in the last column; values further apart are compared as before.
+**No** absolute floor (``numerics.ABS_TOL``): PD-ORS's costs are multiples of the prices, whose
+floor ``L`` (14) is about 1e-9 at small scale and far smaller at ``T = 80``, so a 1e-12 floor would
+tie costs that differ by 1e-3 relative.
+
+===================================  ======================================================  ================
+decision (spec line)                 rule (``tol`` = :func:`_tie_tol`)                       tie goes to
+===================================  ======================================================  ================
+Alg. 1 steps 3-4: admit job i        :math:`\lambda_i > tol(u_i, \Theta)`                    reject (step 4)
+Alg. 2 step 2: completion slot       :math:`\lambda' > \lambda + tol(u, \Theta, \lambda)`    earlier slot
+Alg. 3 step 4, (21): DP argmin       exact min over ``v``, then the first ``v`` with         smaller ``v``
+                                     ``cand <= min + tol(min)``
+Alg. 3 pruning (ours, speed only)    drop partial costs above                                result unchanged
+                                     :math:`u_k - \lambda + 8S\,\mathrm{REL\_TOL}\,u_k`
+Alg. 4 step 2: machine order         ascending key, runs within ``tol`` merged               smaller index
+Alg. 4 step 11: cheapest sample      ``cost <= min + tol(min)``                              earlier draw
+Alg. 4 step 12: internal/external    external only if ``c_int > c_ext + tol``                internal
+``skip_dominated`` (ours, speed)     skip the LP / rounding only where step 12               result unchanged
+                                     must pick internal under the rule above
+===================================  ======================================================  ================
+
+The explicit ``_EPS = 1e-9`` (absolute) stays where it guards integer-valued quantities: capacity
+fits (24) of integer counts times demands, ``ceil``/``floor`` of worker counts, units and
+durations (:func:`internal_counts`, :func:`quantum`, ``v_max``), the integrality threshold of
+the rounding (27)-(28) and the LP's non-zero entries; (26) in step 11 keeps its ``1e-7`` slack
+(HiGHS's feasibility tolerance).
 """
 
 from __future__ import annotations
@@ -68,7 +100,7 @@ from dlsched.core.pricing import ExponentialPrice, log_bounds
 from dlsched.core.schedule import Decision, Placement
 from dlsched.core import numerics
 
-_EPS = 1e-9
+_EPS = 1e-9  # absolute slack of fits / ceil / floor on integer-valued quantities (see the docstring)
 INF = math.inf
 G_DELTA_VARIANTS: tuple[str, ...] = ("31R", "32R")
 """Valid ``g_delta`` values: the reconstructed scaling factors (31R) and (32R) of the spec."""
@@ -76,6 +108,45 @@ UNITS: tuple[str, ...] = ("levels", "iteration")
 """Valid string values of ``unit`` (an int gives the samples per unit directly)."""
 WORKER_READINGS: tuple[str, ...] = ("ratio", "demand")
 """Valid ``workers`` values: integer readings of step 3's worker count (:func:`internal_counts`)."""
+
+
+# ------------------------------------------------------------- tie rules (issue 19, docstring)
+
+
+def _tie_tol(*values):
+    """Tie tolerance of a comparison of PD-ORS costs/payoffs: ``numerics.REL_TOL`` times the
+    largest magnitude among ``values`` (arrays broadcast; infinities count as 0). Relative only,
+    see the module docstring."""
+    with np.errstate(invalid="ignore"):
+        scale = np.abs(np.asarray(values[0], dtype=float))
+        for v in values[1:]:
+            scale = np.maximum(scale, np.abs(np.asarray(v, dtype=float)))
+        return numerics.REL_TOL * np.where(np.isfinite(scale), scale, 0.0)
+
+
+def _exceeds(a, b, *scale):
+    """``a > b`` by more than the tie tolerance of ``a``, ``b`` (and ``scale``); nan -> False."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    with np.errstate(invalid="ignore"):
+        res = (a > b) & ~(a - b <= _tie_tol(a, b, *scale))
+    return bool(res) if res.ndim == 0 else res
+
+
+def _tie_order(values: np.ndarray) -> np.ndarray:
+    """Ascending order of ``values`` where values within :func:`_tie_tol` of the first value of
+    their run (in sorted order, so ties do not chain) are equal, and ties go to the smaller index
+    (``numerics.order`` without its absolute floor)."""
+    v = np.asarray(values, dtype=float).ravel()
+    idx = np.argsort(v, kind="stable")
+    cls = np.empty(v.size, dtype=np.int64)
+    rank, head = -1, math.nan
+    for i in idx.tolist():
+        x = float(v[i])
+        if rank < 0 or not (x == head or x - head <= numerics.REL_TOL * max(abs(x), abs(head))):
+            rank, head = rank + 1, x
+        cls[i] = rank
+    return np.lexsort((np.arange(v.size), cls))
 
 
 # ------------------------------------------------------------------------------ price function
@@ -212,7 +283,7 @@ def g_delta(demand_w, delta: float, ratio: float = 1.0, variant: str = "31R"):
 def round_solution(values: np.ndarray, rng: np.random.Generator, trials: int) -> np.ndarray:
     r"""Randomized rounding (27)-(28): ``trials`` independent roundings of ``values`` (last axis),
     each entry up with probability its fractional part, so :math:`E[\text{result}] = \text{values}`."""
-    base = np.floor(values + _EPS)
+    base = np.floor(values + _EPS)  # a value within _EPS of an integer is that integer ("keep it")
     frac = np.clip(values - base, 0.0, 1.0)
     frac[frac < _EPS] = 0.0
     draws = rng.random((trials,) + values.shape)
@@ -312,10 +383,13 @@ class SlotSolver:
         v = np.arange(v_top + 1)
         w, s = internal_counts(v, job)
         need = job.wd[None, None, :] * w[:, None, None] + job.pd[None, None, :] * s[:, None, None]
-        fits = np.all(need <= self.free[None, :, :] + _EPS, axis=2)  # (24) per machine
+        # (24) per machine: integer counts times demands against integer-valued free capacity;
+        # _EPS only absorbs the rounding of free = C - rho
+        fits = np.all(need <= self.free[None, :, :] + _EPS, axis=2)
         fits &= (w <= job.model.batch)[:, None]  # (4)
         key = job.model.ratio * self.pw + self.ps  # step 2 sort key
-        order = np.argsort(key, kind="stable")
+        # Alg. 4 step 2: non-decreasing key with ties (REL_TOL relative) -> smaller machine index
+        order = _tie_order(key)
         first = np.where(fits[:, order].any(axis=1), np.argmax(fits[:, order], axis=1), -1)
         h = np.where(first >= 0, order[np.maximum(first, 0)], -1)
         cost = np.where(h >= 0, w * self.pw[np.maximum(h, 0)] + s * self.ps[np.maximum(h, 0)], INF)
@@ -394,6 +468,7 @@ class SlotSolver:
             # (26) dropped: the largest sum w the packing constraints allow, whatever level 0 asks
             mx = solve(np.array([0]), np.concatenate([-np.ones(G), np.zeros(G)]), cover=False)
             top = (-mx.fun if mx.status == 0 else 0.0) * shrink[0]  # the polytope scales by 1/shrink
+            # levels within 1e-9 (relative + absolute) of the largest sum w are kept: HiGHS decides
             idx = idx[demands <= top / shrink * (1 + 1e-9) + 1e-9]
             res = solve(idx, c1) if len(idx) else None
         if res is None or res.status != 0:
@@ -411,6 +486,8 @@ class SlotSolver:
         against the leading axes), (26') ``sum s >= sum w / gamma`` and ``sum w >= 1``."""
         job = self.job
         W, S = w.sum(axis=-1), s.sum(axis=-1)
+        # (26) with HiGHS's feasibility tolerance 1e-7 (integer W against a real demand); (26')
+        # and (24) with _EPS on integer-valued sides
         ok = (W <= job.model.batch) & (W >= np.asarray(demand) - 1e-7) & (W >= 1)
         ok &= S * job.model.ratio >= W - _EPS
         free = self.free[idx]
@@ -443,8 +520,11 @@ class SlotSolver:
             s = np.swapaxes(round_solution(sv[todo], rng, trials), 0, 1)
             ok = self.feasible(w, s, demands[todo][:, None], nz)
             c = np.where(ok, numerics.dot(w, pw) + numerics.dot(s, ps), INF)
-            pick = np.argmin(c, axis=1)
             found = ok.any(axis=1)
+            # step 11 (spec [N]: the cheapest feasible sample): costs within REL_TOL of the
+            # row's minimum tie, the earliest sample (draw order) wins
+            low = c.min(axis=1)
+            pick = np.argmax(ok & (c <= (low + _tie_tol(low))[:, None]), axis=1)
             rows = todo[found]
             cost[rows] = c[found, pick[found]]
             w_out[rows] = w[found, pick[found]]
@@ -617,7 +697,7 @@ class PDORS(BasePolicy):
                 f"(unit={self.unit!r}); use a coarser unit"
             )
         c = self.cluster
-        v_max = int(math.floor(m.batch / (q * sample_time(m, True)) + _EPS))
+        v_max = int(math.floor(m.batch / (q * sample_time(m, True)) + _EPS))  # _EPS: integral quotients
         return PdorsJob(spec, m, q, n, c.vector(spec.worker_demand), c.vector(spec.ps_demand), v_max,
                         self.workers)
 
@@ -640,14 +720,16 @@ class PDORS(BasePolicy):
             c_int, h_int = np.full(top + 1, INF), np.full(top + 1, -1)
             c_int[0] = 0.0
         dw = external_demand(v, job)
-        ext_ok = (v > 0) & (dw <= job.model.batch + _EPS)
+        ext_ok = (v > 0) & (dw <= job.model.batch + _EPS)  # (25) reachable; _EPS: rounding of dw
         c_ext = np.full(top + 1, INF)
         c_lp = np.full(top + 1, INF)
         if skip_dominated:
             # every feasible rounded sample is an LP point, so external >= LP* >= this bound; where
             # the internal cost is already no larger, step 12 picks internal whatever the LP says
             bound = dw * float(solver.pw.min()) + dw / job.model.ratio * float(solver.ps.min())
-            skipped = ext_ok & (c_int <= bound)
+            # c_int <= bound + tol(bound) and c_ext >= bound imply step 12's tolerant rule picks
+            # internal, so the skip never changes theta or the branch
+            skipped = ext_ok & ~_exceeds(c_int, bound)
             ext_ok &= ~skipped
             c_ext[skipped] = c_lp[skipped] = np.nan
         lvl = np.flatnonzero(ext_ok)
@@ -657,7 +739,8 @@ class PDORS(BasePolicy):
         ext_place: dict[int, Placement] = {}
         ok_lp = np.isfinite(lp_cost)
         if skip_dominated and not self.headroom:  # with headroom the LP bounds nothing: round all
-            ok_lp &= lp_cost < c_int[lvl]
+            # round only where external can still win step 12 (c_ext >= LP*): c_int > LP* + tol
+            ok_lp &= _exceeds(c_int[lvl], lp_cost)
             c_ext[lvl[np.isfinite(lp_cost) & ~ok_lp]] = np.nan
         if ok_lp.any():
             scale = g_lvl[ok_lp]
@@ -671,12 +754,15 @@ class PDORS(BasePolicy):
                         [(int(h), int(x)) for h, x in zip(srv, r_w[i], strict=True) if x],
                         [(int(h), int(x)) for h, x in zip(srv, r_s[i], strict=True) if x],
                     )
-        cost = np.fmin(c_int, c_ext)
+        # Alg. 4 step 12: the cheaper branch; external only if c_int > c_ext + REL_TOL * max(both),
+        # so ties (and a NaN, i.e. skipped, external) -> internal. theta is the chosen branch's cost.
+        use_int = np.isfinite(c_int) & ~_exceeds(c_int, c_ext)
+        cost = np.where(use_int, c_int, np.fmin(c_int, c_ext))
         placements, branch = [None] * (top + 1), [None] * (top + 1)
         placements[0], branch[0] = Placement(), "none"
         w_int, s_int = internal_counts(v, job)
         for lv in range(1, top + 1):
-            if math.isfinite(c_int[lv]) and not c_int[lv] > c_ext[lv]:  # step 12, ties: internal
+            if use_int[lv]:  # step 12, ties: internal
                 h = int(self._srv[h_int[lv]])
                 placements[lv] = Placement.of({h: int(w_int[lv])}, {h: int(s_int[lv])})
                 branch[lv] = "internal"
@@ -721,22 +807,36 @@ class PDORS(BasePolicy):
                 th = cache[key] = self.slot_theta(job, t)
                 solves, secs = solves + th.lp_solves, secs + th.lp_seconds
             thetas.append(th)
+            # Alg. 3 step 4 / (21): Theta(t, x) = min_v theta(t, v) + Theta(t - 1, x - v). Costs
+            # within REL_TOL of the minimum tie and the smallest v (the first enumerated) wins:
+            # first the exact minimum over all v, then the first v inside its tie window.
+            low = np.full(n + 1, INF)
+            for v, c in enumerate(th.cost):
+                if math.isfinite(c):
+                    np.minimum(low[v:], prev[: n + 1 - v] + c, out=low[v:])
+            lim = low + _tie_tol(low)
             new = np.full(n + 1, INF)
             ch = np.zeros(n + 1, dtype=np.int64)
-            for v, c in enumerate(th.cost):  # ascending v, strict '<' (Alg. 3 step 4)
+            for v, c in enumerate(th.cost):  # ascending v
                 if not math.isfinite(c):
                     continue
                 cand = prev[: n + 1 - v] + c
-                better = cand < new[v:]
-                new[v:][better] = cand[better]
-                ch[v:][better] = v
+                take = np.isinf(new[v:]) & np.isfinite(cand) & (cand <= lim[v:])
+                new[v:][take] = cand[take]
+                ch[v:][take] = v
             choices.append(ch)
             totals[k] = new[n]
             payoff = util[k] - new[n]
-            if payoff > best_mu:  # Alg. 2 step 2, strict '>'
+            # Alg. 2 step 2: lambda' > lambda by more than REL_TOL * max(|u|, |Theta|, |lambda|);
+            # ties keep the earlier completion slot (with lambda = 0 this is Alg. 1's admission rule)
+            if _exceeds(payoff, best_mu, util[k], new[n]):
                 best_mu, best_k = float(payoff), k
             if prune:
-                new[new >= util[k] - best_mu] = INF
+                # ours, speed only: a partial cost above u_k - lambda cannot beat lambda (u does not
+                # increase, costs are >= 0); the margin 8 S REL_TOL u_k keeps every state that could
+                # sit in a DP tie window of the winning path, so pruning never changes the result
+                slack = 8.0 * S * numerics.REL_TOL * abs(float(util[k]))
+                new[new > util[k] - best_mu + slack] = INF
             prev = new
         if best_k is None:
             return PdorsSchedule(0.0, None, INF, costs_by_completion=totals, lp_solves=solves,
@@ -768,7 +868,10 @@ class PDORS(BasePolicy):
             start = time.perf_counter()
             dual_before = self.dual_objective()
             best = self.search(spec)
-            if best.payoff > 0:  # step 3
+            # Alg. 1 step 3: lambda_i > 0 by more than REL_TOL * max(|u_i|, |Theta|), else step 4
+            # (search already applies the same rule, Alg. 2 step 2 with lambda = 0; u = lambda + Theta)
+            found = best.completion is not None
+            if found and _exceeds(best.payoff, 0.0, best.payoff + best.cost, best.cost):  # step 3
                 admit.append(spec.job_id)
                 self._commit(spec, best)
                 self.payoffs[spec.job_id] = best.payoff

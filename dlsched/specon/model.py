@@ -70,13 +70,14 @@ rounded to the nearest slot (``submit_time`` keeps the exact draw). Completion t
 continuous (the engine's ``completion_time``); a finished container frees its node at the next
 slot boundary (<= 0.1 s later).
 
-**Known deviation.** During a migration pause the engine keeps the container on its target node
-and counts its CPU demand there, so the target's other containers share the CPU with it for
-``migration_pause`` seconds; the spec (7.7) gives a paused container share 0. The effect is at
-most ``pause / (n + 1)`` seconds of CPU per container on the target per move. A policy that
-wants the spec's reading exactly can leave the container unplaced for the pause (``wakeup`` at its
-end, :meth:`SpeconJob.pause_slots`) and then place it on the target: a start from no placement
-costs no switch pause, so the pause is not paid twice (the engine then counts no migration).
+**Migration pause in the engine** (spec 7.7, 8.4). During a migration pause the container is
+already placed on its target node: it holds its memory there and counts for :math:`|w|` and the
+scores of Algorithm 2. Its CPU share is 0, as the spec says: the engine takes a pausing
+container's compressible (CPU) demand out of the load, so the target's other containers share
+the CPU without it, and their shares change exactly when the pause ends. (An earlier engine gave
+the pausing container a share on its target; that is fixed.) Algorithm 2's :math:`R(w, t)`
+(``resource="cpu"``) counts it likewise as 0 on its target, and on its source, which it has left
+(:meth:`dlsched.specon.policy.SpeCon.resource_consumption`).
 """
 
 from __future__ import annotations
@@ -519,7 +520,10 @@ def specon_workload(
     else:
         launch = np.sort(r_launch.uniform(0.0, span, n_jobs))
     kinds = [types[int(i)] for i in r_type.integers(0, len(types), n_jobs)]
-    jitter = numerics.exp(solo_jitter * r_jitter.standard_normal(n_jobs)) if solo_jitter > 0 else np.ones(n_jobs)
+    if solo_jitter > 0:
+        jitter = numerics.exp(solo_jitter * r_jitter.standard_normal(n_jobs))
+    else:
+        jitter = np.ones(n_jobs)
     if pause_sd > 0:
         pauses = np.maximum(0.0, r_pause.normal(migration_pause, pause_sd, n_jobs))
     else:

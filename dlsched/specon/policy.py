@@ -43,6 +43,33 @@ times in slots). ``events`` kinds: ``stay`` (Alg. 2 l. 8-10, with the scores), `
 move, with ``branch``, ``bf`` and the target's count before it), ``stay_disabled`` /
 ``rebalance_disabled`` (a move not made because ``migrate=False``). ``transitions``: ``job``,
 ``from``, ``to`` categories.
+
+Floating point and ties (issue 19)
+----------------------------------
+Every discrete choice below that compares computed floats treats two values within
+:data:`~dlsched.core.numerics.REL_TOL` (1e-9) of the larger magnitude, plus
+:data:`~dlsched.core.numerics.ABS_TOL` (1e-12), as equal ("tol" below; :mod:`dlsched.core.numerics`),
+so that a last-bit difference cannot flip it on another machine. Integer comparisons (counts,
+slots, :math:`d_{c_j}`, :math:`bf`, Alg. 1 l. 15, Alg. 3) need none.
+
+================================  =======================================  ===============================
+decision                          rule (tol: the numerics tolerance)       tie / boundary
+================================  =======================================  ===============================
+Alg. 1 l. 6 / 17 (categorise)     :math:`G(t_m) < G(t_{m-1})` by > tol     equal: l. 17 (stays)
+Alg. 1 l. 6, 17, 19 (spec A6)     :math:`G < \alpha`, :math:`G > \alpha`   equal: no branch (A6)
+                                  by > tol
+Alg. 2 l. 5-7, Min(S) (spec B5)   :math:`S_{w_j} \le \min S` + tol         all such are in :math:`T`;
+                                                                           stay if :math:`w_i \in T`
+Alg. 2 l. 18-21, R (spec B3)      lowest :math:`R(w_j, t)` by              lowest worker index
+                                  :func:`~dlsched.core.numerics.argmin`
+memory fit (3.3 [N]; DS, _fits)   used + need :math:`\le` cap + 1e-9       absolute slack (GB): equal fits
+pause end (spec 7.7)              ``ceil(pause slots - 1e-9)``             as the engine's ``_TOL``
+================================  =======================================  ===============================
+
+:math:`R(w, t)` with ``resource="cpu"`` counts only containers that run: a container pausing
+after a move (save + restore, spec 7.7 and 8.4) has CPU share 0 in the engine, so it adds 0 to
+:math:`R` on its target (and on its source, which it has left) until its pause ends (issue 21).
+It still counts for :math:`|w|`, the scores, ``resource="containers"`` and ``"memory"``.
 """
 
 from __future__ import annotations
@@ -55,6 +82,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from dlsched.core import numerics
 from dlsched.core.jobs import RateContext
 from dlsched.core.policy import BasePolicy, ClusterView, JobView
 from dlsched.core.schedule import Decision, Placement, server_usage
@@ -114,6 +142,18 @@ def _choice(value, what: str, allowed) -> str:
     return str(value)
 
 
+def _tol(a: float, b: float) -> float:
+    """:func:`dlsched.core.numerics.tolerance` of two Python floats, without numpy (Alg. 1 runs on
+    every monitor tick of every container): ``REL_TOL * max(|a|, |b|) + ABS_TOL`` (inf -> 0)."""
+    scale = max(abs(a), abs(b))
+    return numerics.REL_TOL * (scale if math.isfinite(scale) else 0.0) + numerics.ABS_TOL
+
+
+def _less(a: float, b: float) -> bool:
+    """``a < b`` by more than the tolerance (= :func:`dlsched.core.numerics.less` on floats)."""
+    return a < b and not (b - a <= _tol(a, b))
+
+
 def _host(p: Placement) -> int:
     ((s, _),) = p.workers
     return int(s)
@@ -155,11 +195,19 @@ def categorise(
         ``path``: the categories the container passes through, starting with ``cat`` (length 1
         when it stays). ``reached_request``: the tick reached A1 l. 15, where the container asks
         for a reallocation if :math:`|PC| + |WC| > 1` (the caller counts; spec A5).
+
+    Comparisons use the numerics tolerance (module docstring, "Floating point and ties"):
+    :math:`G(t_m) < G(t_{m-1})` and :math:`G < \alpha` hold only by more than ``REL_TOL`` of the
+    larger magnitude (+ ``ABS_TOL``); a gain equal to :math:`G(t_{m-1})` within it takes l. 17
+    (stays); a gain equal to :math:`\alpha` within it takes no branch (spec A6).
     """
     path = [cat]
     if g_prev is None:  # spec A4 "warmup": the first tick only records G(t_1)
         return tuple(path), False
-    if g < g_prev and g < alpha:  # A1 l. 6
+    # A1 l. 6 / 17 / 19 with numerics tolerance (REL_TOL of the larger magnitude + ABS_TOL):
+    # G(t_m) < G(t_{m-1}) and G < alpha only by more than it; G = alpha within it: no branch (A6)
+    below = _less(g, alpha)
+    if below and _less(g, g_prev):  # A1 l. 6
         steps = 3 if cascade == "full" else 1
         for _ in range(steps):
             now = path[-1]
@@ -173,9 +221,9 @@ def categorise(
                 return tuple(path), True
             if cascade != "full":
                 break
-    elif g >= g_prev and g < alpha:  # A1 l. 17-18: stays in its category
+    elif below:  # A1 l. 17-18: G(t_m) >= G(t_{m-1}) (up to tol) and G < alpha: stays
         pass
-    elif g > alpha:  # A1 l. 19-22: back to PC
+    elif _less(alpha, g):  # A1 l. 19-22: back to PC
         if cat != "PC":
             path.append("PC")
     # G == alpha: no branch (spec A6)
@@ -197,19 +245,28 @@ def speculative_target(scores, here: int, candidates, resource) -> tuple[int, tu
         ``resource(w)`` = :math:`R(w, t)`, ranking several minimum-score workers (A2 l. 18,
         spec B3); remaining ties go to the lowest index.
 
+    Both float comparisons use the numerics tolerance (``REL_TOL`` of the larger magnitude +
+    ``ABS_TOL``): a score within it of the minimum is a minimum (A2 l. 6), and :math:`R` values
+    within it of the lowest tie, the lowest worker index winning (A2 l. 18-21).
+
     Returns
     -------
     (target, T) : tuple
         ``target == here`` when the container stays (A2 l. 8-10); ``T`` the candidate set.
     """
     cand = sorted(set(candidates) | {here})
-    smin = min(scores[s] for s in cand)  # A2 l. 5
-    T = tuple(s for s in cand if scores[s] == smin)  # A2 l. 4-7
+    smin = min(float(scores[s]) for s in cand)  # A2 l. 5
+    # A2 l. 6-7: S_{w_j} = Min(S) with numerics tolerance (REL_TOL of |Min(S)| + ABS_TOL), as
+    # numerics.argmin: cpu_weighted scores (B5) and non-dyadic weights are rounded sums
+    bound = smin + numerics.tolerance(smin, smin)
+    T = tuple(s for s in cand if float(scores[s]) <= bound)  # A2 l. 4-7
     if here in T:  # A2 l. 8-10: remains on w_i
         return here, T
     if len(T) == 1:  # A2 l. 13-16
         return T[0], T
-    return min(T, key=lambda s: (resource(s), s)), T  # A2 l. 17-21
+    # A2 l. 17-21: lowest R(w_j, t) (B3) with numerics tolerance; ties -> lowest worker index
+    # (T is in increasing index order, and numerics.argmin gives ties to the first)
+    return T[numerics.argmin([float(resource(s)) for s in T])], T
 
 
 # ------------------------------------------------------------------------------------- DS
@@ -258,6 +315,7 @@ class K8sDefault(BasePolicy):
         for v in view.pending():
             s = self._node[v.job_id]
             need = self.cluster.vector(v.spec.worker_demand, f"job {v.job_id} worker_demand")
+            # capacity fit of the pinned node: 1e-9 absolute slack (an exact fit fits)
             if np.all((used[s] + need)[hard] <= self.cluster.capacity[s][hard] + 1e-9):
                 used[s] += need
                 admit.add(v.job_id)
@@ -513,11 +571,25 @@ class SpeCon(K8sDefault):
                 S[s] += w * 100.0 * cores / float(self.cluster.capacity[s, r])
         return S
 
+    def _pausing(self, t: int, j: int) -> bool:
+        """Container ``j`` is in a migration pause at slot ``t`` (save + restore, spec 7.7)."""
+        c = self._state.get(j)
+        return c is not None and t < c.pause_end
+
     def resource_consumption(self, view: ClusterView, s: int) -> float:
-        r""":math:`R(w_s, t)` (spec B3): CPU used / usable, containers, or memory used / capacity."""
+        r""":math:`R(w_s, t)` (spec B3): CPU used / usable, containers, or memory used / capacity.
+
+        ``"cpu"`` counts only running containers: one pausing after a move (spec 7.7, 8.4) has
+        share 0 (the engine takes its CPU demand out of the load), so it adds nothing on its
+        target, nor on the source it has left. ``"containers"`` and ``"memory"`` count it on its
+        target (it holds its memory there and counts for :math:`|w|`, spec 7.7).
+        """
         if self.resource == "containers":
             return float(self._counts()[s])
-        used = server_usage(self.cluster, self._specs, self._placement)
+        alloc = self._placement
+        if self.resource == "cpu":  # spec 7.7 / 8.4: a pausing container uses no CPU (issue 21)
+            alloc = {j: p for j, p in alloc.items() if not self._pausing(view.t, j)}
+        used = server_usage(self.cluster, self._specs, alloc)
         name = "cpu" if self.resource == "cpu" else "mem"
         r = self.cluster.resource_index(name)
         cap = float(self.cluster.capacity[s, r])
@@ -535,6 +607,7 @@ class SpeCon(K8sDefault):
         used = server_usage(self.cluster, self._specs, others)
         need = self.cluster.vector(self._specs[j].worker_demand, f"job {j} worker_demand")
         hard = self.cluster.hard
+        # memory fit (spec 3.3): 1e-9 absolute slack so that an exact fit of GB amounts fits
         return bool(np.all((used[s] + need)[hard] <= self.cluster.capacity[s][hard] + 1e-9))
 
     def _move(self, t: int, view: ClusterView, j: int, target: int, kind: str, pauses: dict, **extra) -> None:
@@ -553,6 +626,7 @@ class SpeCon(K8sDefault):
         if self.extra_pause > 0:
             pauses[j] = pauses.get(j, 0.0) + self.extra_pause / self.cluster.slot_seconds
         c = self._state[j]
+        # spec 7.7: the pause ends when the engine's does (its pause_left > _TOL = 1e-9 test)
         c.pause_end = t + int(math.ceil(slots - 1e-9))
         c.moved_by += kind
         self.events.append({"slot": t, "job": j, "event": kind, "from": _host(prev), "to": target, **extra})
