@@ -15,7 +15,6 @@ import json
 import sys
 import time
 
-import numpy as np
 import pandas as pd
 
 
@@ -44,8 +43,10 @@ def _sim(workload: str, policy: str, wparams: dict, seed: int = 0) -> str:
 SIMULATIONS: list[tuple[str, dict, tuple[str, ...]]] = [
     ("oasis", {"n_jobs": 30, "T": 40, "H": 8, "K": 8}, ("oasis", "rrh", "dorm", "fifo", "drf")),
     ("optimus", {"n_jobs": 8}, ("optimus", "tetris", "drf", "fifo")),
-    ("pdors", {"n_jobs": 25, "n_machines": 10, "T": 15}, ("pdors", "pdors_nocoloc", "oasis_split", "fifo", "drf")),
-    ("aonline", {"n_edge": 12, "n_jobs": 25, "T": 128}, ("aonline", "batchsche", "preemptive", "fifo", "drf")),
+    ("pdors", {"n_jobs": 25, "n_machines": 10, "T": 15},
+     ("pdors", "pdors_nocoloc", "oasis_split", "fifo", "drf")),
+    ("aonline", {"n_edge": 12, "n_jobs": 25, "T": 128},
+     ("aonline", "batchsche", "preemptive", "fifo", "drf")),
     ("specon", {"schedule": "fixed", "n_jobs": 8}, ("specon", "k8s_default")),
     ("philly_like", {"n_jobs": 200, "n_gpus": 24}, ("fifo", "drf")),
 ]
@@ -65,8 +66,12 @@ def _sweeps() -> dict[str, object]:
         "sweep:12:utility_run": lambda: oe.utility_run({**small, "policy": "oasis", "seed": 1}),
         "sweep:12:estimate_run": lambda: oe.estimate_run({**small, "u_scale": 2.0, "seed": 1}),
         "sweep:22:job_run": lambda: pe.job_run({"scheme": "optimus", "n_jobs": 8, "seed": 1}),
-        "sweep:32:job_run": lambda: de.job_run({"policy": "pdors", "n_jobs": 30, "n_machines": 10, "T": 15, "seed": 1}),
-        "sweep:42:job_run": lambda: ae.job_run({"policy": "aonline", "n_jobs": 30, "n_edge": 12, "T": 128, "seed": 1}),
+        "sweep:32:job_run": lambda: de.job_run(
+            {"policy": "pdors", "n_jobs": 30, "n_machines": 10, "T": 15, "seed": 1}
+        ),
+        "sweep:42:job_run": lambda: ae.job_run(
+            {"policy": "aonline", "n_jobs": 30, "n_edge": 12, "T": 128, "seed": 1}
+        ),
         "sweep:52:pair_run": lambda: se.pair_run({"experiment": "fig6", "seed": 1}),
         "sweep:60:arena_point": lambda: arena.arena_point(
             {"trace": "philly", "week": 7, "cluster": "11cb48", "model": "oasis", "policy": "oasis",

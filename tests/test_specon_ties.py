@@ -262,12 +262,12 @@ def test_share_queue_pops_in_numerics_argmin_order():
         shares = [float(x) for x in base * noise] + [TIE, EXACT][: trial % 3]
         ranks = [int(r) for r in rng.permutation(len(shares))]
         q = _ShareQueue()
-        for s, r in zip(shares, ranks):
+        for s, r in zip(shares, ranks, strict=True):
             q.push(s, r, r)
         got = []
         while q:
             got.append(q.pop())
-        assert got == _naive_pops(list(zip(shares, ranks)))
+        assert got == _naive_pops(list(zip(shares, ranks, strict=True)))
 
 
 def test_share_queue_interleaved_and_zero_class():

@@ -91,14 +91,14 @@ from typing import ClassVar
 
 import numpy as np
 
+from dlsched.aonline.policy import _argmin, _close, _less, _order, _tol
+from dlsched.core import numerics
 from dlsched.core.cluster import Cluster
 from dlsched.core.jobs import AOnlineModel, JobSpec, RateContext, Workload
 from dlsched.core.placement import next_reachable_slot, reachable, single_server_widths
 from dlsched.core.policy import BasePolicy, ClusterView, JobView
 from dlsched.core.pricing import ShiftedExponentialPrice
 from dlsched.core.schedule import Decision, Placement
-from dlsched.core import numerics
-from dlsched.aonline.policy import _argmin, _close, _less, _order, _tol
 
 _EPS = 1e-9  # capacity fits, ceil/floor of slot and worker counts, data-ready times: not a tie rule
 

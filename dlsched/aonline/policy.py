@@ -125,11 +125,11 @@ from typing import ClassVar
 
 import numpy as np
 
+from dlsched.core import numerics
 from dlsched.core.cluster import Cluster
 from dlsched.core.jobs import AOnlineModel, JobSpec, Workload
 from dlsched.core.policy import BasePolicy, ClusterView
 from dlsched.core.schedule import Decision, Placement
-from dlsched.core import numerics
 
 _EPS = 1e-9  # capacity fits / ceil of d_j on integer-valued quantities (slots, worker counts), not a tie rule
 INF = math.inf

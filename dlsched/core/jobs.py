@@ -38,8 +38,8 @@ from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from dlsched.core.cluster import Cluster
 from dlsched.core import numerics
+from dlsched.core.cluster import Cluster
 
 if TYPE_CHECKING:  # pragma: no cover
     from dlsched.core.schedule import Placement

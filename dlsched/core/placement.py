@@ -13,10 +13,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from dlsched.core import numerics
 from dlsched.core.cluster import Cluster
 from dlsched.core.jobs import JobSpec
 from dlsched.core.schedule import Placement
-from dlsched.core import numerics
 
 _EPS = 1e-9
 

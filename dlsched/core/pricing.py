@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+
 from dlsched.core import numerics
 
 

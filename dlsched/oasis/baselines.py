@@ -165,12 +165,12 @@ import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
 from dlsched.baselines.fifo import check_count, fixed_workers
+from dlsched.core import numerics
 from dlsched.core.cluster import Cluster
 from dlsched.core.jobs import JobSpec, OasisModel, RateContext
 from dlsched.core.placement import RoundRobin, next_reachable_slot, reachable
 from dlsched.core.policy import BasePolicy, ClusterView, JobView
 from dlsched.core.schedule import Decision, Placement, ScheduleViolation, check_allocations, server_usage
-from dlsched.core import numerics
 from dlsched.oasis.policy import _tie_order, _tie_ranks, _tol
 
 _TOL = 1e-9

@@ -71,12 +71,12 @@ from typing import ClassVar
 
 import numpy as np
 
+from dlsched.core import numerics
 from dlsched.core.cluster import Cluster
 from dlsched.core.jobs import JobSpec, OasisModel, Workload
 from dlsched.core.policy import BasePolicy, ClusterView
 from dlsched.core.pricing import ExponentialPrice, log_bounds
 from dlsched.core.schedule import Decision, Placement
-from dlsched.core import numerics
 
 _EPS = 1e-9
 """Absolute slack of the integer roundings (lines 24/26/35-37: ``ceil``/``floor`` of worker, PS and

@@ -41,9 +41,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dlsched.core import numerics
 from dlsched.core.schedule import Placement
 from dlsched.optimus.allocation import AllocJob
-from dlsched.core import numerics
 
 _EPS = 1e-9
 

@@ -63,6 +63,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from dlsched.core import numerics
 from dlsched.core.claims import Claim
 from dlsched.core.jobs import LossCurve
 from dlsched.optimus.allocation import (
@@ -81,7 +82,6 @@ from dlsched.optimus.fitting import (
     fit_speed,
     speed_features,
 )
-from dlsched.core import numerics
 from dlsched.optimus.paa import (
     Assignment,
     check_paa_invariants,

@@ -57,6 +57,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
 from dlsched.core import numerics
 
 __all__ = [

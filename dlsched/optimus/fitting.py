@@ -60,8 +60,8 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize_scalar, nnls
 
-from dlsched.core.jobs import LossCurve, OptimusModel
 from dlsched.core import numerics
+from dlsched.core.jobs import LossCurve, OptimusModel
 
 __all__ = [
     "PAPER_PRIOR",

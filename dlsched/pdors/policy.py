@@ -93,12 +93,12 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
+from dlsched.core import numerics
 from dlsched.core.cluster import Cluster
 from dlsched.core.jobs import JobSpec, PdorsModel, Workload
 from dlsched.core.policy import BasePolicy, ClusterView
 from dlsched.core.pricing import ExponentialPrice, log_bounds
 from dlsched.core.schedule import Decision, Placement
-from dlsched.core import numerics
 
 _EPS = 1e-9  # absolute slack of fits / ceil / floor on integer-valued quantities (see the docstring)
 INF = math.inf

@@ -90,9 +90,9 @@ from typing import ClassVar
 
 import numpy as np
 
+from dlsched.core import numerics
 from dlsched.core.cluster import Cluster, Server
 from dlsched.core.jobs import JobSpec, SpeconModel, Workload
-from dlsched.core import numerics
 
 __all__ = [
     "CPU_SHARING",
