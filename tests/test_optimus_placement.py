@@ -17,6 +17,7 @@ from dlsched.optimus.placement import (
     even_split,
     place,
     place_allocation,
+    theorem1_counterexample,
     transfer_time,
 )
 
@@ -271,3 +272,153 @@ def test_compositions_cover_all_placements():
     # servers with unlimited room = 3 * 3
     claim = check_theorem1(2, 2, 2, 100.0)
     assert claim.details["n_feasible"] == len(list(itertools.product(range(3), range(3))))
+
+
+# ------------------------------------------------- issue 21: unequal demands, extras="all"
+
+
+def test_theorem1_fails_when_ps_and_worker_demands_differ():
+    # 3 servers of capacity 3, PS 0.5, worker 1, 2 PS + 5 workers: the even split needs 3
+    # servers and takes 2; (3 W | 2 PS + 2 W) takes 1.5
+    claim = check_theorem1(3, 2, 5, 3.0, ps_demand=0.5, worker_demand=1.0)
+    assert not claim.holds
+    d = claim.details
+    assert (d["k_fewest"], d["even_best"], d["optimum"]) == (3, 2.0, 1.5)
+    assert sorted(zip(d["optimal_ps"], d["optimal_workers"], strict=True)) == [(0, 0), (0, 3), (2, 2)]
+    assert sorted(d["even_ps"]) == [0, 1, 1] and sorted(d["even_workers"]) == [1, 2, 2]
+    pl = Placement.of({0: 3, 1: 2}, {1: 2})
+    assert transfer_time(pl, 1.0, 1.0, 1.0) == 1.5
+    assert transfer_time(Placement.of({0: 2, 1: 2, 2: 1}, {0: 1, 1: 1}), 1.0, 1.0, 1.0) == 2.0
+    # the helper reports the same instance; equal demands restore the theorem there
+    ce = theorem1_counterexample()
+    assert not ce.holds and ce.details["optimum"] == 1.5 and ce.details["even_best"] == 2.0
+    assert (ce.details["ps_demand"], ce.details["worker_demand"]) == (0.5, 1.0)
+    assert ce.details == {**claim.details, "ps_demand": 0.5, "worker_demand": 1.0}
+    for dem in (0.5, 1.0):
+        assert theorem1_counterexample(ps_demand=dem, worker_demand=dem).holds
+
+
+def test_theorem1_unequal_demands_can_leave_no_even_split_at_all():
+    # the PS fills one server; both workers must share the other: no even split on 1 or 2 servers
+    claim = check_theorem1(2, 1, 2, 2.0, ps_demand=2.0, worker_demand=0.5)
+    assert not claim.holds
+    assert claim.details["n_feasible"] > 0 and claim.details["k_fewest"] == -1
+    assert claim.details["even_ps"] == () and claim.details["even_workers"] == ()
+
+
+def test_theorem1_holds_with_equal_demands_on_a_grid():
+    checked = 0
+    for n in (2, 3):
+        for p, w in itertools.product((1, 2, 3), (1, 3, 5)):
+            for cap in (2.0, 3.0, 5.0):
+                for dem in (0.5, 1.5):
+                    claim = check_theorem1(n, p, w, cap, ps_demand=dem, worker_demand=dem)
+                    checked += claim.details["n_feasible"] > 0
+                    assert claim.holds, claim.summary()
+    assert checked > 50
+
+
+def test_extras_all_places_the_job_the_two_layouts_miss():
+    # free (cpu, mem) (1, 0) and (1, 1); a PS needs (1, 1), a worker (1, 0); 1 PS + 1 worker
+    free = np.array([[1.0, 0.0], [1.0, 1.0]])
+    job = PlaceJob(0, 1, 1, [1.0, 1.0], [1.0, 0.0])
+    for extras in ("either", "aligned", "staggered"):
+        r = place([job], free, extras=extras)
+        assert r.unplaced == (0,) and r.placements == {}
+    r = place([job], free, extras="all")
+    assert r.unplaced == ()
+    assert r.placements[0] == Placement.of({0: 1}, {1: 1})
+    assert np.allclose(r.free, 0.0)
+    jobs = [AllocJob(0, 10.0, speed_function("async", (1.0, 0.5, 0.01, 0.02)), [1.0, 0.0], [1.0, 1.0])]
+    assert place_allocation(jobs, {0: (1, 1)}, free).unplaced == (0,)
+    assert place_allocation(jobs, {0: (1, 1)}, free, extras="all").placements[0] == Placement.of(
+        {0: 1}, {1: 1}
+    )
+
+
+def _brute_first_even_split(free: np.ndarray, job: PlaceJob) -> int | None:
+    """Smallest k <= p + w such that some even split fits on the first k servers (free's rows,
+    already in placement order), by enumeration."""
+    p, w = job.ps, job.workers
+    for k in range(1, min(p + w, len(free)) + 1):
+        qp, rp = divmod(p, k)
+        qw, rw = divmod(w, k)
+        for xs in itertools.combinations(range(k), rp):
+            for ys in itertools.combinations(range(k), rw):
+                ok = all(
+                    np.all((qp + (i in xs)) * job.ps_demand + (qw + (i in ys)) * job.worker_demand
+                           <= free[i] + 1e-9)
+                    for i in range(k)
+                )  # fmt: skip
+                if ok:
+                    return k
+    return None
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_extras_all_finds_an_even_split_whenever_one_exists(seed):
+    rng = np.random.default_rng(seed)
+    n_srv = int(rng.integers(1, 6))
+    cpu = np.sort(rng.choice(np.arange(1.0, 20.0), n_srv, replace=False))[::-1]  # distinct: no ties
+    free = np.column_stack([cpu, rng.integers(0, 8, n_srv).astype(float)])
+    job = PlaceJob(
+        0, int(rng.integers(1, 5)), int(rng.integers(1, 6)), rng.integers(0, 3, 2), rng.integers(0, 3, 2)
+    )
+    if not (job.ps_demand.any() and job.worker_demand.any()):
+        job = PlaceJob(0, job.ps, job.workers, job.ps_demand + 1, job.worker_demand + 1)
+    want = _brute_first_even_split(free, job)
+    r = place([job], free, extras="all")
+    if want is None:
+        assert r.unplaced == (0,)
+    else:
+        pl = r.placements[0]
+        assert max(pl.servers) + 1 <= want  # within the first `want` servers
+        used = usage(r.placements, [job], n_srv, 2)
+        assert np.all(used <= free + 1e-9)
+        k = want
+        for s in range(k):  # per server shares are floor or ceil of p/k, w/k on those k servers
+            assert pl.ps_on(s) in (job.ps // k, -(-job.ps // k))
+            assert pl.workers_on(s) in (job.workers // k, -(-job.workers // k))
+    # "all" places whenever "either" does, on no more servers, and identically at the same k
+    e = place([job], free, extras="either")
+    if e.placements:
+        assert r.placements
+        ke = max(e.placements[0].servers) + 1
+        if want == ke:
+            assert r.placements[0] == e.placements[0]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_extras_all_placements_are_feasible_even_and_complete(seed):
+    rng = np.random.default_rng(seed)
+    n_srv, n_res = int(rng.integers(3, 30)), 2
+    free = rng.integers(2, 16, (n_srv, n_res)).astype(float)
+    jobs = [
+        PlaceJob(j, int(rng.integers(1, 6)), int(rng.integers(1, 9)), rng.integers(1, 4, n_res),
+                 rng.integers(0, 4, n_res))
+        for j in range(int(rng.integers(1, 25)))
+    ]  # fmt: skip
+    r = place(jobs, free, extras="all")
+    assert set(r.placements) | set(r.unplaced) == {j.job_id for j in jobs}
+    used = usage(r.placements, jobs, n_srv, n_res)
+    assert np.all(used <= free + 1e-9)
+    assert np.allclose(free - used, r.free)
+    for j in jobs:
+        if j.job_id in r.placements:
+            assert (r.placements[j.job_id].n_ps, r.placements[j.job_id].n_workers) == (j.ps, j.workers)
+
+
+def test_optimus_policy_extras_option():
+    from dlsched.optimus.policy import Optimus, shrink_and_place
+
+    assert Optimus().extras == "either"
+    assert Optimus(extras="all").extras == "all"
+    with pytest.raises(ValueError, match="optimus.extras must be one of"):
+        Optimus(extras="two")
+    free = np.array([[1.0, 0.0], [1.0, 1.0]])
+    job = AllocJob(0, 10.0, speed_function("async", (1.0, 0.5, 0.01, 0.02)), [1.0, 0.0], [1.0, 1.0])
+    f = free.copy()
+    assert shrink_and_place(job, (1, 1), f, sort_by=0, hard=np.array([True, True])) is None
+    assert np.array_equal(f, free)
+    got = shrink_and_place(job, (1, 1), f, sort_by=0, hard=np.array([True, True]), extras="all")
+    assert got == Placement.of({0: 1}, {1: 1}) and np.allclose(f, 0.0)

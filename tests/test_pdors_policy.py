@@ -649,3 +649,48 @@ def test_nocoloc_never_uses_the_internal_branch(seed):
                 assert p.n_workers == spec.model.ratio * p.n_ps  # w = gamma * s
         n_int = sum(b == "internal" for b in best.branches.values())
         assert res_co.jobs.set_index("job_id").loc[spec.job_id, "internal_slots"] == n_int
+
+
+# ------------------------------------------------------------------ issue 21: U floor, None costs
+
+
+def _late_workload() -> tuple[Workload, JobSpec]:
+    """One job whose earliest finish (2500 slots) is far after T = 5, with a utility that is tiny
+    by then: (13) alone would put U below L (14)."""
+    cluster = Cluster.homogeneous(2, {"gpu": 4.0, "cpu": 16.0})
+    late = JobSpec(0, 0, PdorsModel(epochs=100, samples=10_000, batch=4, tau=0.01, sync_internal=0.0,
+                                    sync_external=0.01, ratio=1.0),
+                   {"gpu": 1, "cpu": 1}, {"cpu": 1}, utility=Sigmoid(1000.0, 0.01, 100.0))  # fmt: skip
+    return Workload(cluster, (late,), horizon=5), late
+
+
+def test_u_below_l_is_floored_at_l():
+    wl, late = _late_workload()
+    d_min = min_duration(late.model)
+    assert d_min == 2500 and late.arrival + d_min - 1 > wl.horizon
+    got = price_parameters(wl)
+    # the unfloored (13): u(d_min - 1) / (alpha + beta) per resource (gpu 1, cpu 1 + 1)
+    raw = [late.utility.log(d_min - 1) - math.log(1.0), late.utility.log(d_min - 1) - math.log(2.0)]
+    assert all(r < got.log_l for r in raw)
+    assert got.log_u == pytest.approx([got.log_l, got.log_l], rel=1e-12)
+    # the price (12) is then constant L whatever the usage (not decreasing in it)
+    cap = wl.cluster.capacity[:1]
+    for rho in (np.zeros_like(cap), cap / 2, cap):
+        assert got.price(rho, cap) == pytest.approx(np.full_like(cap, got.lower), rel=1e-12)
+
+
+def test_search_of_a_job_that_cannot_finish_by_T_has_no_costs_by_completion():
+    wl, late = _late_workload()
+    pol = PDORS.from_workload(wl, levels=20).prepare(wl.cluster, wl.horizon)
+    job = pol.job(late)
+    assert job.v_max * (wl.horizon - late.arrival) < job.units  # Algorithm 2 exits before any theta
+    best = pol.search(late)
+    assert best.completion is None and best.payoff == 0.0 and best.cost == math.inf
+    assert best.costs_by_completion is None  # documented in PdorsSchedule
+    assert checks.dp_optimal(pol, late).holds
+    # a job that can finish gets an array of length T - a_i (inf where infeasible)
+    ok = JobSpec(1, 1, PdorsModel(epochs=1, samples=200, batch=4, tau=0.01, sync_internal=0.0,
+                                  sync_external=0.01, ratio=1.0),
+                 {"gpu": 1, "cpu": 1}, {"cpu": 1}, utility=Sigmoid(10.0, 0.5, 2.0))  # fmt: skip
+    full = pol.search(ok, prune=False)
+    assert full.costs_by_completion is not None and len(full.costs_by_completion) == wl.horizon - ok.arrival

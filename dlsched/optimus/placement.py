@@ -17,11 +17,21 @@ PS and the same number of workers are deployed on each of these servers"):
    the extra workers to the first servers; ``"staggered"`` starts the extra workers right after
    the extra PS, so that no server gets more than one extra task (this fits where the aligned
    layout does not, e.g. 1 PS + 1 worker on two servers with room for one task each);
-   ``"either"`` (default) tries aligned, then staggered, for each ``k``. Under the transfer
-   model for which Theorem 1 holds (``terms="tasks"`` below) all even splits on ``k`` servers
-   have the same transfer time, so the choice only affects what fits. ``k`` goes up to
-   ``max(p, w)`` for the aligned layout and ``p + w`` for the staggered one (beyond, a server
-   would get no task).
+   ``"either"`` (default) tries aligned, then staggered, for each ``k``. These two layouts are
+   our reading, not the paper's: Sec. 4.2 (and the spec's section 5) only asks for "the same
+   number of PS and the same number of workers on each of these servers", i.e. *any* even split
+   on the ``k`` servers. ``extras="all"`` reads it so: for each ``k``, aligned, then staggered,
+   then any other even split on the same ``k`` servers (:func:`_any_even_split`, an O(k^2)
+   count per ``k``; extras to the freer servers first). With the two layouts a job can stay
+   unplaced although an even split fits: free (CPU, memory) (1, 0) and (1, 1), a PS needing
+   (1, 1), a worker (1, 0), 1 PS + 1 worker: aligned puts both on server 0, staggered the PS on
+   server 0, but PS on server 1 + worker on server 0 fits (only ``"all"`` finds it). Because
+   ``"all"`` can succeed at a smaller ``k``, later jobs may see different free servers; the
+   default ``"either"`` keeps the historical schedules. Under the transfer model for which
+   Theorem 1 holds (``terms="tasks"`` and equal demands, see below) all even splits on ``k``
+   servers have the same transfer time, so the choice only affects what fits. ``k`` goes up to
+   ``max(p, w)`` for the aligned layout and ``p + w`` for the others (beyond, a server would get
+   no task; with ``"all"`` some of the ``k`` servers may stay empty once ``k > max(p, w)``).
    Feasibility is per server and per resource (only the ``hard`` resources are capped);
 4. the free resources of the ``k`` servers are updated and the server order repaired; a job for
    which no ``k`` works is not placed this interval (paused, rescheduled next interval).
@@ -38,8 +48,20 @@ job's servers. Two readings:
 
 * ``terms="tasks"`` (default): both terms on every server hosting any task of the job, as in
   :meth:`dlsched.core.jobs.OptimusModel.step_time`. Under this reading the brute force confirms
-  Theorem 1 on every instance we tried (up to 4 servers, p <= 6, w <= 8, 1-9 slots, unequal
-  bandwidths).
+  Theorem 1 **when a PS and a worker demand the same resources** (the paper's setting, Fig. 10
+  counts task slots): on every instance we tried (up to 4 servers, p <= 6, w <= 8, 1-9 slots,
+  unequal bandwidths) and on the grid below with ``ps_demand == worker_demand``.
+  **With different PS and worker demands Theorem 1 is false.** Measured grid (issue 21): 1-4
+  servers (p + w <= 9 on 4), p = 1..6, w = 1..8, capacity 1..6, scalar demands in
+  {0.5, 1, 1.5, 2, 3} for each role, S = B = b = 1: 0 of 5310 instances with equal demands fail
+  (1906 not vacuous); of 21240 with unequal demands (6547 not vacuous) 703 fail -- 660 because
+  some placement fits but no even split on any number of servers does (e.g. 2 servers of
+  capacity 2, PS demand 2, worker 0.5, p = 1, w = 2: the PS fills a server, both workers must
+  share the other), 43 because the best even split is slower than the optimum. The smallest of
+  those (:func:`theorem1_counterexample`): 3 servers of capacity 3, PS demand 0.5, worker 1,
+  p = 2, w = 5: the fewest servers holding an even split are 3, e.g. (1 PS + 2 W | 1 PS + 2 W |
+  1 W), which takes 2 time units, while (3 W | 2 PS + 2 W) on 2 servers takes 1.5. None of the
+  43 has 2 servers.
 * ``terms="roles"``: the PS term only on servers hosting a PS, the worker term only on servers
   hosting a worker (the physical meaning: a PS sends its share to every worker elsewhere, a
   worker receives from every PS elsewhere). Under this reading Theorem 1 is *false*: e.g. 1 PS +
@@ -48,7 +70,8 @@ job's servers. Two readings:
   ``S = B = b = 1``).
 
 :func:`check_theorem1` brute-forces all integer placements on up to 4 homogeneous servers;
-:func:`check_fig10` reproduces the worked example of Fig. 10 (3, 3 and 2 time units).
+:func:`theorem1_counterexample` runs it on the instance above; :func:`check_fig10` reproduces the
+worked example of Fig. 10 (3, 3 and 2 time units).
 """
 
 from __future__ import annotations
@@ -73,7 +96,7 @@ _ABS = numerics.ABS_TOL
 TERMS = ("tasks", "roles")
 """Valid values of ``terms`` in :func:`transfer_time`."""
 
-EXTRAS = ("either", "aligned", "staggered")
+EXTRAS = ("either", "aligned", "staggered", "all")
 """Valid values of ``extras`` in :func:`place`."""
 
 
@@ -224,9 +247,11 @@ def place(
         Servers that may host tasks (both roles; Optimus uses one unified pool). Default: all.
     hard : Sequence[bool], optional
         Which resources are capped (default: all); others are ignored by the feasibility test.
-    extras : {"either", "aligned", "staggered"}, default "either"
-        Which servers get the larger shares (see module docstring); ``"either"`` tries the
-        aligned layout and then, for the same ``k``, the staggered one.
+    extras : {"either", "aligned", "staggered", "all"}, default "either"
+        Which even splits are tried on the first ``k`` servers (see module docstring, step 3);
+        ``"either"`` tries the aligned layout and then, for the same ``k``, the staggered one;
+        ``"all"`` then also any other even split on those ``k`` servers (Sec. 4.2 read
+        literally: "the same number of PS and the same number of workers on each server").
 
     Returns
     -------
@@ -338,10 +363,68 @@ def _extend_prefix(order: list, pref: list, pos: int) -> int:
     return u
 
 
+def _any_even_split(frees, qp, rp, qw, rw, pdl, wdl, hr) -> tuple[list[int], list[int]] | None:
+    """An even split of ``k*qp + rp`` PS and ``k*qw + rw`` workers on the ``k = len(frees)`` servers
+    (free resources ``frees``, in placement order), or None if none fits (``extras="all"``).
+
+    Each server gets ``qp`` or ``qp + 1`` PS and ``qw`` or ``qw + 1`` workers; which servers get
+    the ``rp`` / ``rw`` extras is free. A server's feasible (extra PS, extra worker) states are
+    down-closed (demands are >= 0), so a server is of one of the types "both extras fit" (``nb``),
+    "only the PS extra" (``np_``), "only the worker extra" (``nw``), "either, not both" (``ne``)
+    or "none"; ``a`` PS extras and ``b`` worker extras fit on a set of servers iff every server
+    fits its base share and ``max(0, a - np_ - nb) + max(0, b - nw - nb) <= ne``. The split
+    returned is built server by server in order, each taking the first state in the order (PS +
+    worker extra, PS extra, worker extra, none) that keeps the rest feasible: the extras go to
+    the servers with more free resources, PS extras first (the rule of the two layouts).
+    """
+    k = len(frees)
+
+    def fits(f, x, y) -> bool:
+        return all((qp + x) * pdl[r] + (qw + y) * wdl[r] <= f[r] + _EPS for r in hr)
+
+    states = []
+    for f in frees:
+        if not fits(f, 0, 0):
+            return None
+        states.append(
+            (rp > 0 and rw > 0 and fits(f, 1, 1), rp > 0 and fits(f, 1, 0), rw > 0 and fits(f, 0, 1))
+        )
+
+    def feasible(start: int, a: int, b: int) -> bool:
+        nb = ne = np_ = nw = 0
+        for both, ps_x, w_x in states[start:]:
+            if both:
+                nb += 1
+            elif ps_x and w_x:
+                ne += 1
+            elif ps_x:
+                np_ += 1
+            elif w_x:
+                nw += 1
+        return max(0, a - np_ - nb) + max(0, b - nw - nb) <= ne
+
+    if not feasible(0, rp, rw):
+        return None
+    ps_k, w_k = [], []
+    a, b = rp, rw
+    for i, (both, ps_x, w_x) in enumerate(states):
+        for x, y, ok in ((1, 1, both), (1, 0, ps_x), (0, 1, w_x), (0, 0, True)):
+            if ok and x <= a and y <= b and feasible(i + 1, a - x, b - y):
+                break
+        ps_k.append(qp + x)
+        w_k.append(qw + y)
+        a, b = a - x, b - y
+    assert a == 0 and b == 0 and len(ps_k) == k, "even split search did not place every extra"
+    return ps_k, w_k
+
+
 def _place(ids, ps, ws, pdm, wdm, fr_arr, sort_by, elig, hr, extras) -> PlacementResult:
     """The placement loop of :func:`place` on validated arrays."""
     n_srv, n_res = fr_arr.shape
-    offsets_of = {"aligned": (False,), "staggered": (True,), "either": (False, True)}[extras]
+    offsets_of = {"aligned": (False,), "staggered": (True,), "either": (False, True), "all": (False, True)}[
+        extras
+    ]
+    search_all = extras == "all"
     # job order: dominant share of the total demand in the total free resources, ascending
     total0 = fr_arr[elig].sum(axis=0) if elig else np.zeros(n_res)
     n_jobs = len(ids)
@@ -412,14 +495,23 @@ def _place(ids, ps, ws, pdm, wdm, fr_arr, sort_by, elig, hr, extras) -> Placemen
                     if not ok:
                         break
                 if ok:
-                    chosen = (k, qp, rp, qw, rw, off)
+                    chosen = (
+                        k,
+                        [qp + (1 if i < rp else 0) for i in range(k)],
+                        [qw + (1 if (i - off) % k < rw else 0) for i in range(k)],
+                    )
                     break
+            if chosen is None and search_all and (rp or rw):
+                # extras="all": any even split on these k servers (none of the two layouts fits)
+                got = _any_even_split([fr[e[1]] for e in pref[:k]], qp, rp, qw, rw, pdl, wdl, hr)
+                if got is not None:
+                    chosen = (k, *got)
             if chosen is not None:
                 break
         if chosen is None:
             unplaced.append(job_id)
             continue
-        k, qp, rp, qw, rw, off = chosen
+        k, ps_k, w_k = chosen
         used = pref[:k]
         if used == order[:k]:
             del order[:k]
@@ -429,8 +521,7 @@ def _place(ids, ps, ws, pdm, wdm, fr_arr, sort_by, elig, hr, extras) -> Placemen
         ps_at: dict[int, int] = {}
         w_at: dict[int, int] = {}
         for i, (_, s) in enumerate(used):
-            pi = qp + (1 if i < rp else 0)
-            wi = qw + (1 if (i - off) % k < rw else 0)
+            pi, wi = ps_k[i], w_k[i]
             fs = fr[s]
             for r in range(n_res):
                 d = pi * pdl[r] + wi * wdl[r]
@@ -581,7 +672,10 @@ def check_theorem1(
         placement fits at all; fails if placements fit but no even split does). ``details``:
         ``optimum``, ``even_best``, ``k_fewest``, ``aligned`` / ``staggered`` (transfer time of
         the even split :func:`place` builds with ``extras="aligned"`` / ``"staggered"`` on
-        ``k_fewest`` servers, NaN if it does not fit), ``n_feasible`` and an optimal placement.
+        ``k_fewest`` servers, NaN if it does not fit), ``n_feasible``, an optimal placement
+        (``optimal_ps``, ``optimal_workers``) and the best even split (``even_ps``,
+        ``even_workers``; empty if none fits). Theorem 1 is only true when ``ps_demand`` equals
+        ``worker_demand`` (module docstring; :func:`theorem1_counterexample`).
 
     Raises
     ------
@@ -618,11 +712,14 @@ def check_theorem1(
     opt = float(T.min())
     k_fewest = None
     even_best = math.nan
+    even_i = -1
     for k in range(1, n + 1):
         even = _is_even_on(P, W, k)
         if even.any():
             k_fewest = k
-            even_best = float(T[even].min())
+            cand = np.flatnonzero(even)
+            even_i = int(cand[np.argmin(T[cand])])
+            even_best = float(T[even_i])
             break
     layouts = {"aligned": math.nan, "staggered": math.nan}
     if k_fewest is not None:
@@ -647,8 +744,54 @@ def check_theorem1(
             "n_feasible": int(len(T)),
             "optimal_ps": tuple(int(x) for x in P[i]),
             "optimal_workers": tuple(int(x) for x in W[i]),
+            "even_ps": tuple(int(x) for x in P[even_i]) if even_i >= 0 else (),
+            "even_workers": tuple(int(x) for x in W[even_i]) if even_i >= 0 else (),
         },
     )
+
+
+THEOREM1_COUNTEREXAMPLE: dict[str, int | float] = {
+    "n_servers": 3, "p": 2, "w": 5, "capacity": 3.0, "ps_demand": 0.5, "worker_demand": 1.0,
+}  # fmt: skip
+"""The smallest instance of the issue-21 grid where Theorem 1 fails with an even split that fits
+(module docstring): 3 servers of capacity 3, PS demand 0.5, worker demand 1, 2 PS + 5 workers."""
+
+
+def theorem1_counterexample(
+    ps_demand: float | None = None, worker_demand: float | None = None, terms: str = "tasks"
+) -> Claim:
+    """:func:`check_theorem1` on :data:`THEOREM1_COUNTEREXAMPLE` (optionally with other demands).
+
+    With the defaults (PS demand 0.5, worker demand 1) the claim does **not** hold: the best even
+    split on the fewest servers (``k_fewest = 3``, ``even_ps``/``even_workers`` in ``details``,
+    2 time units) is slower than the optimum (3 W | 2 PS + 2 W), 1.5 time units (``optimal_ps``,
+    ``optimal_workers``). With ``ps_demand == worker_demand`` (e.g. both 1) it holds.
+
+    Parameters
+    ----------
+    ps_demand, worker_demand : float, optional
+        Override the instance's demands (default 0.5 and 1).
+    terms : {"tasks", "roles"}
+        As in :func:`check_theorem1`.
+
+    Returns
+    -------
+    Claim
+        The result of :func:`check_theorem1`; ``details`` also has ``ps_demand`` and
+        ``worker_demand``.
+    """
+    inst = dict(THEOREM1_COUNTEREXAMPLE)
+    if ps_demand is not None:
+        inst["ps_demand"] = ps_demand
+    if worker_demand is not None:
+        inst["worker_demand"] = worker_demand
+    claim = check_theorem1(
+        int(inst["n_servers"]), int(inst["p"]), int(inst["w"]), float(inst["capacity"]),
+        ps_demand=inst["ps_demand"], worker_demand=inst["worker_demand"], terms=terms,
+    )  # fmt: skip
+    details = dict(claim.details)
+    details.update(ps_demand=inst["ps_demand"], worker_demand=inst["worker_demand"])
+    return Claim(claim.name, claim.holds, details)
 
 
 FIG10_PLACEMENTS: dict[str, Placement] = {

@@ -84,7 +84,7 @@ from dlsched.core.schedule import Decision, Placement
 from dlsched.optimus.allocation import GAIN_UNITS, STOP_RULES, AllocJob, allocate, speed_function
 from dlsched.optimus.baselines import tetris_allocate
 from dlsched.optimus.fitting import OnlineLossFit, fit_speed, remaining_epochs, sample_speeds
-from dlsched.optimus.placement import PlaceJob, place, place_allocation
+from dlsched.optimus.placement import EXTRAS, PlaceJob, place, place_allocation
 
 PRERUN_PAIRS: tuple[tuple[int, int], ...] = ((1, 1), (1, 2), (2, 2), (2, 4), (4, 4))
 """The 5 pre-run (p, w) configurations (Sec. 6.1); they identify Eq. (3) and Eq. (4)."""
@@ -357,6 +357,14 @@ class Optimus(_EstimatingPolicy):
         fallback applies to the ``"load_balance"`` and ``"best_fit"`` placements.
     gain_unit : {"share", "amount"}, default "share"
         Divisor of the marginal gain (9).
+    extras : {"either", "aligned", "staggered", "all"}, default "either"
+        Which even splits ``placement="optimus"`` tries on the first ``k`` servers
+        (:func:`~dlsched.optimus.placement.place`, module docstring step 3; also used by the
+        ``"shrink"`` fallback). ``"either"`` (default, the historical schedules): two layouts,
+        extras aligned, then staggered. ``"all"``: then any other even split on those servers,
+        Sec. 4.2's "the same number of PS and the same number of workers on each of these
+        servers" read literally (spec section 5); a job may then be placed on fewer servers, or
+        placed where the two layouts leave it unplaced.
     prerun_noise, refit, convergence_error, speed_error, min_loss_points
         See :class:`Estimates`.
     """
@@ -372,6 +380,7 @@ class Optimus(_EstimatingPolicy):
         stop_rule: str = "literal",
         gain_unit: str = "share",
         unplaced: str = "shrink",
+        extras: str = "either",
         prerun_noise: float = 0.05,
         refit: bool = True,
         convergence_error: float = 0.0,
@@ -381,6 +390,9 @@ class Optimus(_EstimatingPolicy):
         if unplaced not in UNPLACED:
             raise ValueError(f"optimus.unplaced must be one of {UNPLACED}, got {unplaced!r}")
         self.unplaced = unplaced
+        if extras not in EXTRAS:
+            raise ValueError(f"optimus.extras must be one of {EXTRAS}, got {extras!r}")
+        self.extras = extras
         if allocation not in ALLOCATIONS:
             raise ValueError(f"optimus.allocation must be one of {ALLOCATIONS}, got {allocation!r}")
         if placement not in PLACEMENTS:
@@ -431,13 +443,17 @@ class Optimus(_EstimatingPolicy):
     ) -> dict[int, Placement]:
         free = cluster.capacity.copy()
         if self.placement == "optimus":
-            res = place_allocation(jobs, counts, free, sort_by=self._cpu, hard=cluster.hard)
+            res = place_allocation(
+                jobs, counts, free, sort_by=self._cpu, hard=cluster.hard, extras=self.extras
+            )
             out = dict(res.placements)
             if self.unplaced == "shrink" and res.unplaced:
                 by_id = {job.job_id: job for job in jobs}
                 free = res.free.copy()
                 for j in res.unplaced:
-                    got = shrink_and_place(by_id[j], counts[j], free, sort_by=self._cpu, hard=cluster.hard)
+                    got = shrink_and_place(
+                        by_id[j], counts[j], free, sort_by=self._cpu, hard=cluster.hard, extras=self.extras
+                    )
                     if got is not None:
                         out[j] = got
             return out
@@ -606,12 +622,18 @@ def shrink(
 
 
 def shrink_and_place(
-    job: AllocJob, counts: tuple[int, int], free: np.ndarray, *, sort_by: int, hard: np.ndarray
+    job: AllocJob,
+    counts: tuple[int, int],
+    free: np.ndarray,
+    *,
+    sort_by: int,
+    hard: np.ndarray,
+    extras: str = "either",
 ) -> Placement | None:
     """Place ``job`` with Theorem 1's rule on ``free``, giving back tasks until it fits.
 
     :func:`shrink` with :func:`~dlsched.optimus.placement.place` (even split on the fewest
-    servers). ``free`` is updated in place when the job is placed.
+    servers; ``extras`` as there). ``free`` is updated in place when the job is placed.
 
     Returns
     -------
@@ -621,7 +643,11 @@ def shrink_and_place(
 
     def attempt(p: int, w: int) -> Placement | None:
         res = place(
-            [PlaceJob(job.job_id, p, w, job.ps_demand, job.worker_demand)], free, sort_by=sort_by, hard=hard
+            [PlaceJob(job.job_id, p, w, job.ps_demand, job.worker_demand)],
+            free,
+            sort_by=sort_by,
+            hard=hard,
+            extras=extras,
         )
         if not res.placements:
             return None

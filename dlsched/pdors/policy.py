@@ -222,7 +222,15 @@ def price_parameters(workload: Workload, *, horizon: int | None = None,
 
     * (13) :math:`U^r = \max_i u_i(d_i^{min} - 1)/(\alpha_i^r + \beta_i^r)` over jobs demanding
       ``r`` (:func:`min_duration`; the spec's [N] reading of the earliest completion with 0-based
-      slots); ``U = L`` for a resource no job demands.
+      slots); ``U = L`` for a resource no job demands. **Floored at L** (ours, issue 21):
+      :math:`U^r = \max(U^r, L)`. (13) and (14) do not guarantee :math:`U^r \ge L`: when every
+      job demanding ``r`` has a small utility at its earliest finish -- e.g. a job whose earliest
+      finish :math:`a_i + d_i^{min} - 1` is after ``T``, so that :math:`u_i(d_i^{min}-1)` is below
+      its :math:`u_i(T-1-a_i)` of (14) -- (13) can fall below (14). With :math:`U < L` the price
+      (12) :math:`Q(\rho) = L(U/L)^{\rho/C}` would *decrease* as usage rises (the more a
+      machine is used, the cheaper it gets), which defeats the price function; the floor makes
+      that resource's price constant at ``L`` instead (:class:`PdorsPrices` also rejects
+      ``ln U < ln L``).
     * (14) :math:`L = \min_i \frac{1}{2\mu} u_i(T - 1 - a_i) / (W_i^e \sum_r(\alpha_i^r + \beta_i^r))`
       with :math:`W_i^e` = :func:`external_worker_slots` ([T]: the closing parenthesis restored).
     * :math:`1/\mu = \min(1, \min_i W_i^e\sum_r(\alpha_i^r+\beta_i^r) / (T\sum_h\sum_r C_h^r))`, the
@@ -536,7 +544,19 @@ class SlotSolver:
 @dataclass(frozen=True)
 class PdorsSchedule:
     """Output of Algorithm 2: payoff :math:`\\lambda_i`, completion slot, cost, units per slot,
-    placements and branches per slot, the cost of every completion slot, LP statistics."""
+    placements and branches per slot, the cost of every completion slot, LP statistics.
+
+    ``costs_by_completion[k]`` is :math:`\\Theta(a_i + k, V_i)` for ``k = 0..T - a_i - 1``: +inf
+    where no schedule finishes by slot :math:`a_i + k`, NaN for slots a pruned search did not
+    evaluate. It is **None** (not an array) when :meth:`PDORS.search` gives up before any
+    :math:`\\theta` is computed: the job arrives at or after ``T``, or no slot can train a unit
+    (``v_max = 0``), or even ``v_max`` units in every slot up to ``T`` do not cover the
+    workload -- every completion slot is then infeasible (``completion`` is None, ``cost`` inf,
+    payoff 0). Callers treat None as "all +inf" (:func:`dlsched.pdors.checks.dp_optimal` relies on
+    the None to tell this early exit from a DP whose costs are all +inf, as it finds no
+    :math:`\\theta` to brute-force against; :func:`dlsched.pdors.explain.completion_frame`
+    refuses it).
+    """
 
     payoff: float
     completion: int | None
@@ -778,12 +798,16 @@ class PDORS(BasePolicy):
         the utility minus the best payoff (costs are >= 0 and ``u`` non-increasing, so the
         schedule found is the same); ``prune=False`` evaluates every completion slot (checks).
         The rounding draws from the policy's generator, so a search advances it.
+        ``costs_by_completion`` is None when the job cannot finish by ``T`` whatever the prices
+        (arrival at or after ``T``, ``v_max = 0``, or ``v_max (T - a_i) < n``): see
+        :class:`PdorsSchedule`.
         """
         a = spec.arrival
         job = self.job(spec)
         n = job.units
         S = self._T - a
         q, nu = job.q, job.units
+        # the job cannot finish by T at any price: no theta is computed, costs_by_completion is None
         empty = PdorsSchedule(0.0, None, INF, unit_samples=q, n_units=nu)
         if S <= 0 or job.v_max == 0 or job.v_max * S < n:
             return empty
