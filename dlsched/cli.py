@@ -88,6 +88,7 @@ def run(
     wparams, pparams = split_params(params, workload, policy)
     wparams = {**registry.workload_defaults(policy, workload), **wparams}  # e.g. preemptive jobs
     wl = registry.make_workload(workload, seed=seed, **wparams)
+    registry.check_policy(policy, wl, workload)  # a job model the policy cannot run: say so, by name
     pol = registry.make_policy(policy, wl, **pparams)
     result = simulate(wl, pol, seed=seed, horizon=horizon)
     summary = {

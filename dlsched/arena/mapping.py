@@ -120,7 +120,6 @@ import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
@@ -1608,37 +1607,28 @@ def _probe_frame() -> pd.DataFrame:
     )
 
 
-@functools.cache
+def _probe_workload(model: str, policy: str) -> Workload:
+    """The probe workload of ``model`` for ``policy``: :func:`_probe_frame` mapped with the
+    policy's own model parameters (:func:`policy_defaults`)."""
+    return map_jobs(_probe_frame(), model, np.random.default_rng(0), nodes={"a": 1, "b": 1},
+                    **policy_defaults(policy, model))  # fmt: skip
+
+
+def _mapped_model(workload: Workload) -> tuple[str, ...]:
+    return (workload.params["model"],)
+
+
+# the registry checks a mapped workload (params["mapped_by"] == MAPPED_BY) against these probes
+registry.register_probe(
+    MAPPED_BY, _probe_workload, MODELS, _mapped_model, lambda m: f"{m!r} jobs mapped from a trace"
+)
+
+
 def _probe(model: str) -> Mapping[str, str | None]:
-    """Run every registered policy on a small mapped workload: None if it runs to the end (every
-    job finished or rejected, no stall, no error), else the reason."""
-    from dlsched.core.simulator import simulate
-
-    global _probing
-    out: dict[str, str | None] = {}
-    _probing, was = True, _probing  # registry.make_policy's compatibility check would ask us
-    try:
-        _probe_all(model, out, simulate)
-    finally:
-        _probing = was
-    return MappingProxyType(out)
-
-
-_probing = False
-
-
-def _probe_all(model: str, out: dict, simulate) -> None:
-    for name in registry.policy_names():
-        try:
-            wl = map_jobs(_probe_frame(), model, np.random.default_rng(0), nodes={"a": 1, "b": 1},
-                          **policy_defaults(name, model))  # fmt: skip
-            res = simulate(wl, registry.make_policy(name, wl), seed=0)
-        except Exception as e:  # noqa: BLE001 - any failure means "cannot run"; the reason is kept
-            out[name] = f"{type(e).__name__}: {e}"
-            continue
-        left = res.jobs.loc[~res.jobs["status"].isin(["finished", "rejected"]), "job_id"].tolist()
-        stalled = " (stalled)" if res.stalled else ""
-        out[name] = f"jobs {left} neither finished nor rejected{stalled}" if left else None
+    """Every registered policy on a small mapped workload of ``model``: None if it runs to the end
+    (every job finished or rejected, no stall, no error), else the reason
+    (:func:`dlsched.registry.probe` with this module's probe source)."""
+    return registry.probe(model, MAPPED_BY)
 
 
 def compatible_policies(model: str) -> list[str]:
@@ -1647,10 +1637,10 @@ def compatible_policies(model: str) -> list[str]:
     Found by running, not by a table: every policy of :data:`dlsched.registry.POLICIES` runs on
     a six-job mapped workload (two pools, with the policy's own ``workload_defaults``); it is
     compatible when it runs to the end -- every job finished or rejected by admission control,
-    no stall, no error (the result is cached per process).
+    no stall, no error (the result is cached per process; the probe itself is
+    :func:`dlsched.registry.probe`, this module registers its workloads with it).
     """
-    probe = _probe(_check_model(model))
-    return [p for p, why in probe.items() if why is None]
+    return registry.compatible_policies(_check_model(model), MAPPED_BY)
 
 
 def check_policy(policy: str, model: str) -> None:
@@ -1662,8 +1652,6 @@ def check_policy(policy: str, model: str) -> None:
         Unknown policy or model, or an incompatible pair; the message lists the compatible policies.
     """
     _policy_class(policy)
-    if _probing:
-        return
     why = _probe(_check_model(model))[policy]
     if why is not None:
         raise ValueError(

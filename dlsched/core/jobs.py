@@ -42,7 +42,7 @@ from dlsched.core import numerics
 from dlsched.core.cluster import Cluster
 
 if TYPE_CHECKING:  # pragma: no cover
-    from dlsched.core.schedule import Placement
+    from dlsched.core.tasks import Placement  # not dlsched.core.schedule, which imports this module
 
 # ----------------------------------------------------------------------------- validation helpers
 
