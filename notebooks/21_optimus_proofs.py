@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3 (ipykernel)
 #     language: python
@@ -73,7 +75,7 @@ n_mxnet_seeds_full = 2000
 
 # %%
 from dlsched import plotting
-from dlsched.optimus import checks
+from dlsched.optimus import checks, placement
 
 full = mode == "full"
 fit_seeds = list(range(seed, seed + (n_fit_seeds_full if full else n_fit_seeds_quick)))
@@ -293,6 +295,20 @@ print(small_tasks.summary())
 assert small_tasks.holds, small_tasks.summary()
 
 # %% [markdown]
+# **Unequal PS and worker demands.** The sampled instances above give every task the same demand.
+# When a PS needs less of a server than a worker, the even split on the fewest servers can lose
+# even under the `tasks` reading: 3 servers of capacity 3, PS demand 0.5, worker demand 1,
+# 2 PS + 5 workers. With equal demands the same instance satisfies the theorem.
+
+# %%
+unequal = placement.theorem1_counterexample()
+print(unequal.summary())
+assert not unequal.holds
+equal = placement.theorem1_counterexample(ps_demand=1.0, worker_demand=1.0)
+print(equal.summary())
+assert equal.holds
+
+# %% [markdown]
 # Fig. 10: 3 servers with 3 task slots, 2 PS + 4 workers, 1 unit of data per PS-worker pair and
 # unit bandwidths. Placements (a) and (b) take 3 time units, the even split (c) takes 2, which the
 # brute force confirms as the optimum. Both readings agree here.
@@ -304,8 +320,10 @@ for terms in ("tasks", "roles"):
     assert claim.holds, claim.summary()
 
 # %% [markdown]
-# **Reading.** Under the `tasks` reading Theorem 1 holds on every instance, also with unequal
-# PS and worker bandwidths, and Optimus-Place finds an optimal placement. Under the `roles`
+# **Reading.** Under the `tasks` reading Theorem 1 holds on every sampled instance (every task
+# of the same demand), also with unequal PS and worker bandwidths, and Optimus-Place finds an
+# optimal placement; with unequal PS and worker *demands* it can fail (the counterexample above;
+# `dlsched.optimus.placement.check_theorem1`'s docstring gives the grid we searched). Under the `roles`
 # reading it fails on 8-10% of the instances (20 of 200 in quick mode, 157 of 2,000 in full
 # mode): the appendix formula takes both terms over every node $k$ of the job, and its min-max
 # argument needs that; when a server hosting no PS does not pay the PS term (and one hosting no
