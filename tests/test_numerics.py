@@ -94,3 +94,25 @@ def test_order_ties_by_key_then_index_and_classes_do_not_chain():
     assert cls[0] == cls[1] and cls[0] != cls[3]
     np.testing.assert_array_equal(N.tie_classes([0.0, 24.0, np.inf, np.inf]), [0, 1, 2, 2])
     np.testing.assert_array_equal(N.tie_classes([1e-89, 1e-89 * (1 + 1e-15), 3e-89]), [0, 0, 1])
+    np.testing.assert_array_equal(N.tie_classes([3.0, 1.0, 1.0, 2.0]), [2, 0, 0, 1])  # exact fast path
+
+
+def test_row_wise_classes_and_order_equal_the_one_dimensional_rule():
+    rng = np.random.default_rng(0)
+    pool = np.array([0.3, 0.1 + 0.2, 1.0, 1.0 + 1e-15, 1.0 + 1e-6, 2.0, np.inf, -np.inf])
+    v = rng.choice(pool, size=(40, 9))
+    key = rng.integers(0, 3, size=9)
+    rows_cls, rows_ord = N.tie_classes(v), N.order(v, key)
+    for i, row in enumerate(v):
+        np.testing.assert_array_equal(rows_cls[i], N.tie_classes(row))
+        np.testing.assert_array_equal(rows_ord[i], N.order(row, key))
+        slow = sorted(range(row.size), key=lambda j: (N.tie_classes(row)[j], key[j], j))
+        np.testing.assert_array_equal(rows_ord[i], slow)
+
+
+def test_scalar_fast_paths_agree_with_the_array_paths():
+    for a, b in [(0.3, 0.1 + 0.2), (1.0, 1.0 + 1e-6), (0.0, 0.0), (math.inf, math.inf), (1e-89, 2e-89)]:
+        assert N.is_close(a, b) == bool(N.is_close(np.float64(a), np.array(b)))
+        assert N.greater(a, b) == bool(N.greater(np.array(a), b))
+        assert N.less(a, b) == bool(N.less(np.array(a), b))
+        assert N.tolerance(a, b) == float(N.tolerance(np.array(a), np.array(b)))

@@ -56,21 +56,21 @@ def _fake_thetas(pol: PDORS, by_slot: dict[int, list[float]]) -> None:
 
 
 def test_tolerance_is_relative_without_an_absolute_floor():
-    assert pp._exceeds(B, A) is False and pp._exceeds(A, B) is False  # a tie both ways
-    assert pp._exceeds(B, B * ABOVE) is True
+    assert numerics.greater(B, A) is False and numerics.greater(A, B) is False  # a tie both ways
+    assert numerics.greater(B, B * ABOVE) is True
     # costs scale with L (~1e-9 .. 1e-30): a 1e-3 relative gap is never a tie
-    assert pp._exceeds(2e-30, 1e-30) is True and pp._exceeds(1.001e-12, 1e-12) is True
-    assert pp._exceeds(np.inf, 1.0) is True and pp._exceeds(np.inf, np.inf) is False
-    assert pp._exceeds(np.nan, 1.0) is False and pp._exceeds(1.0, np.nan) is False
+    assert numerics.greater(2e-30, 1e-30) is True and numerics.greater(1.001e-12, 1e-12) is True
+    assert numerics.greater(np.inf, 1.0) is True and numerics.greater(np.inf, np.inf) is False
+    assert numerics.greater(np.nan, 1.0) is False and numerics.greater(1.0, np.nan) is False
 
 
 def test_tie_order_merges_runs_without_chaining():
     step = 0.6 * numerics.REL_TOL
     v = np.array([1.0 + 2 * step, 1.0 + step, 1.0, 0.5])
     # 1, 1+s are within the tolerance of the run's head 1.0; 1+2s is not (no chaining)
-    assert pp._tie_order(v).tolist() == [3, 1, 2, 0]
-    assert pp._tie_order(np.array([A, B])).tolist() == [0, 1]
-    assert pp._tie_order(np.array([A, B * ABOVE])).tolist() == [1, 0]
+    assert numerics.order(v).tolist() == [3, 1, 2, 0]
+    assert numerics.order(np.array([A, B])).tolist() == [0, 1]
+    assert numerics.order(np.array([A, B * ABOVE])).tolist() == [1, 0]
 
 
 # --------------------------------------------------------------------- Alg. 1 step 3: admit

@@ -22,7 +22,6 @@ from dlsched.core import numerics
 from dlsched.core.cluster import Cluster, Server
 from dlsched.core.jobs import JobSpec, LinearModel, Workload
 from dlsched.core.simulator import simulate
-from dlsched.specon import policy as sp
 from dlsched.specon.model import TYPE_CURVES, SpeconJob, curve_losses, make_cluster
 from dlsched.specon.policy import SpeCon, categorise, speculative_target
 
@@ -39,14 +38,15 @@ def test_tie_values_are_what_the_cases_assume():
 # ------------------------------------------------------------------ SpeCon, Algorithm 1
 
 
-def test_local_less_is_numerics_less():
+def test_numerics_less_on_floats_equals_the_array_rule():
+    """Algorithm 1 calls numerics.less on plain floats every monitor tick (its scalar fast path)."""
     rng = np.random.default_rng(0)
     base = rng.uniform(-2, 2, 300)
     vals = np.concatenate([base, base * (1 + 1e-15), base * (1 + 3e-9), [0.0, 1e-13, math.inf, -math.inf]])
     pairs = [(float(a), float(b)) for a in vals[::7] for b in vals[::5]]
     pairs += [(TIE, EXACT), (EXACT, TIE), (EXACT, ABOVE), (0.0, 5e-13), (0.0, 2e-12), (1.0, math.inf)]
     for a, b in pairs:
-        assert sp._less(a, b) == numerics.less(a, b), (a, b)
+        assert numerics.less(a, b) == bool(numerics.less(np.array(a), np.array(b))), (a, b)
 
 
 def test_alg1_gain_equal_to_previous_gain_stays():

@@ -91,7 +91,6 @@ from typing import ClassVar
 
 import numpy as np
 
-from dlsched.aonline.policy import _argmin, _close, _less, _order, _tol
 from dlsched.core import numerics
 from dlsched.core.cluster import Cluster
 from dlsched.core.jobs import AOnlineModel, JobSpec, RateContext, Workload
@@ -233,7 +232,7 @@ class BatchSche(BasePolicy):
             payoff = float(model.weight) - cost
             # (5a)-(6): admit iff w_j - cost > 0 by more than numerics tolerance (REL_TOL of
             # max(|w_j|, cost)); a payoff within it of 0 is a tie -> postponed (as eta_j = 0)
-            if not payoff > _tol(model.weight, cost):
+            if not payoff > numerics.tolerance(model.weight, cost):
                 continue
             admitted.append(spec.job_id)
             self._plan[spec.job_id] = (tau, tau + d, placement)
@@ -280,7 +279,7 @@ class BatchSche(BasePolicy):
             cp = numerics.dot(length[:, None], p_price, axis=0)
             # cheapest window cost per worker first: costs within numerics tolerance (REL_TOL of the
             # first of each tie run) tie; ties -> the lower server index
-            order = _order(cw)
+            order = numerics.order(cw)
             order = order[room_w[order] > 0]
             cum = np.cumsum(room_w[order])
             k = int(np.searchsorted(cum, n))  # servers order[: k + 1] are filled
@@ -294,11 +293,11 @@ class BatchSche(BasePolicy):
             cand = np.flatnonzero(ps_ok)
             # cheapest PS server: costs within numerics tolerance (REL_TOL of the minimum) tie;
             # ties -> the lower server index
-            ps_server = int(cand[_argmin(cp[cand])])
+            ps_server = int(cand[numerics.argmin(cp[cand])])
             cost = numerics.dot(cw, y) + float(cp[ps_server])
             # least-cost configuration: cost < best by more than numerics tolerance (REL_TOL of the
             # larger); ties -> the first found, the fewest workers (as Alg. 2 line 11)
-            if best is None or _less(cost, best[0]):
+            if best is None or numerics.less(cost, best[0]):
                 workers = {int(s): int(y[s]) for s in np.flatnonzero(y)}
                 best = (cost, d, Placement.of(workers, {ps_server: model.ps_for(n)}))
         return best
@@ -380,7 +379,7 @@ class Preemptive(BasePolicy):
         for group in (0, 1):
             idx = [i for i, k in enumerate(keys) if k[0] == group]
             if idx:
-                perm = _order([keys[i][1] for i in idx], [keys[i][2] for i in idx],
+                perm = numerics.order([keys[i][1] for i in idx], [keys[i][2] for i in idx],
                               [keys[i][3] for i in idx])  # fmt: skip
                 ranked.extend(jobs[idx[p]] for p in perm)
         return ranked
@@ -419,8 +418,8 @@ class Preemptive(BasePolicy):
             key = (finish, s in avoid, s)
             # earliest completion: finish times within numerics tolerance (REL_TOL of the larger)
             # tie; ties -> a server without lower-ranked running jobs, then the lower index
-            if best_key is None or _less(finish, best_key[0]) or (
-                _close(finish, best_key[0]) and key[1:] < best_key[1:]
+            if best_key is None or numerics.less(finish, best_key[0]) or (
+                numerics.is_close(finish, best_key[0]) and key[1:] < best_key[1:]
             ):
                 best, best_key = (None if later else cand), key
         return best

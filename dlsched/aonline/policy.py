@@ -152,60 +152,6 @@ def _choice(value, allowed: tuple[str, ...], what: str) -> str:
     return value
 
 
-def _order(values, *keys) -> np.ndarray:
-    """Ascending order with tolerant ties: :func:`dlsched.core.numerics.order` (values within the
-    tolerance of the first of their run tie; ties -> ``keys``, first key first, then position),
-    faster: when no two distinct values are within the tolerance, ties are exact equalities and
-    one stable sort does; else the tie classes are built over the distinct values only (many
-    servers share a price, e.g. 0 on free capacity). ``+inf`` sorts after every finite value
-    (``numerics.tie_classes`` would merge it with the largest finite one: its tolerance
-    ``REL_TOL * inf`` is infinite), ``-inf`` first; no nan."""
-    v = np.asarray(values, dtype=np.float64).ravel()
-    if np.isnan(v).any():
-        raise ValueError("_order: nan key")
-    key_cols = [np.asarray(k).ravel() for k in reversed(keys)]
-    idx = np.argsort(v, kind="stable")
-    sv = v[idx]
-    fin = sv[np.isfinite(sv)]
-    if fin.size > 1:
-        gap = np.diff(fin)
-        bound = numerics.REL_TOL * max(abs(fin[0]), abs(fin[-1])) + numerics.ABS_TOL  # >= any pair's
-        if ((gap > 0) & (gap <= bound)).any():  # distinct values may tie: the exact rule
-            uniq, inv = np.unique(v, return_inverse=True)
-            ucls = np.arange(uniq.size)
-            f = np.isfinite(uniq)
-            ucls[f] = numerics.tie_classes(uniq[f]) + int(np.flatnonzero(f)[0])
-            return np.lexsort([np.arange(v.size), *key_cols, ucls[inv.ravel()]])
-    if not key_cols:
-        return idx  # ties are exact equalities: the stable sort keeps the smaller position first
-    return np.lexsort([np.arange(v.size), *key_cols, v])
-
-
-def _argmin(values) -> int:
-    """``numerics.argmin(values)`` (values within the tolerance of the minimum tie; ties -> the
-    smallest index) for a non-empty array without nan."""
-    v = np.asarray(values, dtype=np.float64)
-    m = float(v.min())
-    return int(np.flatnonzero((v == m) | (v <= m + _tol(m)))[0])
-
-
-def _tol(*magnitudes: float) -> float:
-    """Decision tolerance ``REL_TOL * max|m| + ABS_TOL`` of values computed from ``magnitudes``
-    (as :func:`dlsched.core.numerics.tolerance`; a non-finite magnitude counts 0), in plain floats."""
-    m = max(abs(float(x)) for x in magnitudes)
-    return numerics.REL_TOL * (m if math.isfinite(m) else 0.0) + numerics.ABS_TOL
-
-
-def _less(a: float, b: float) -> bool:
-    """``numerics.less(a, b)`` for two floats: ``a < b`` by more than ``_tol(a, b)``."""
-    return a < b and not (a == b or abs(a - b) <= _tol(a, b))
-
-
-def _close(a: float, b: float) -> bool:
-    """``numerics.is_close(a, b)`` for two floats."""
-    return a == b or abs(a - b) <= _tol(a, b)
-
-
 def _pos_int(value, what: str, *, allow_none: bool = False):
     if value is None and allow_none:
         return None
@@ -620,7 +566,7 @@ def _cost_c(q: _Quote, n: int, order: str) -> Candidate | None:
     idx = np.flatnonzero(ok)
     # line 3 "non-decreasing order", first element s_1: keys within numerics tolerance
     # (REL_TOL of the larger key) tie; ties -> smaller server index
-    s = int(idx[_argmin(key[idx])])
+    s = int(idx[numerics.argmin(key[idx])])
     cost = float(n * job.worker_amount * p.lam[s] + job.ps_amount * p.mu[s])  # line 8
     return Candidate(cost, n, d, Placement.of({s: n}, {s: 1}), "C")  # line 7
 
@@ -642,7 +588,7 @@ def _cost_d(q: _Quote, n: int, order: str, move_rule: str) -> Candidate | None:
     key = np.where(q.no_w[elig], INF, key)
     # line 3 non-decreasing order: keys within numerics tolerance (REL_TOL of the larger) tie;
     # ties -> smaller server index
-    srv = elig[_order(key)]  # s_1 .. s_S
+    srv = elig[numerics.order(key)]  # s_1 .. s_S
     room = p.room[srv]
     # lines 4-7 ([T] loop index i renamed, ranges (tau_i, c_j], line 5's redundant D_u - sum dropped)
     y = np.clip(n - (np.cumsum(room) - room), 0, room)
@@ -697,7 +643,7 @@ def _cost_d(q: _Quote, n: int, order: str, move_rule: str) -> Candidate | None:
     allc = np.concatenate(costs)
     # line 37 "sort L by cost, take L_1": costs within numerics tolerance (REL_TOL of the larger)
     # tie; ties -> the first recorded (lines 13-17 in sorted order, then lines 18-33 by i1)
-    k = _argmin(allc)
+    k = numerics.argmin(allc)
     g = int(np.searchsorted(np.cumsum([len(c) for c in costs]), k, side="right"))  # which group
     k -= sum(len(c) for c in costs[:g])
     c_arr, pos, ymove = costs[g], ps_pos[g], ys[g]
@@ -882,19 +828,20 @@ def maxsche(
             cand = c
             # lines 7-9 read as min(cost, cost_d): cost_d < cost by more than numerics tolerance
             # (REL_TOL of the larger cost); ties -> COST_C
-            if dd is not None and (c is None or _less(dd.cost, c.cost)):
+            if dd is not None and (c is None or numerics.less(dd.cost, c.cost)):
                 cand = dd
             if cand is None:
                 continue
             eta = job.weight - cand.cost  # line 10 ([N] the "1" is the job weight w_j, 1 in the paper)
             scale = max(abs(job.weight), abs(cand.cost))  # the magnitudes eta is computed from
-            if top is None or eta - top_eta > _tol(scale, top.cost):  # reported only (not admitted)
+            # reported only (not admitted)
+            if top is None or eta - top_eta > numerics.tolerance(scale, top.cost):
                 top, top_eta = cand, eta
             # lines 11-12 and 15: eta_jl > eta_j (eta_j = 0 at first, so the first admissible payoff
             # must be > 0) by more than numerics tolerance, REL_TOL of max(|w_j|, |cost|, |cost of
             # l*|); ties -> the earlier candidate (smaller D_u) stays
             ref = 0.0 if best is None else best.cost
-            tol = _tol(scale, ref)
+            tol = numerics.tolerance(scale, ref)
             if eta - eta_j > tol:
                 eta_j, best = eta, cand
             elif ties == "fastest" and best is not None and eta_j - eta <= tol:

@@ -129,41 +129,59 @@ def dot(a, b, axis: int = -1):
     return np.sum(prod, axis=axis)
 
 
-def tolerance(a, b):
-    """The tie tolerance of ``a`` and ``b``: ``REL_TOL * max(|a|, |b|) + ABS_TOL`` (inf -> 0)."""
+def _scalar(x) -> bool:
+    return isinstance(x, (float, int)) and not isinstance(x, bool)
+
+
+def tolerance(*values):
+    """The tie tolerance of a comparison among ``values`` (typically ``a, b``, plus the operands
+    they were computed from): ``REL_TOL * max |v| + ABS_TOL``, elementwise for arrays; a
+    non-finite magnitude counts 0, so an infinity ties only with itself."""
+    if all(_scalar(v) for v in values):  # plain floats: no numpy round trip (monitor loops)
+        m = max(abs(v) for v in values)
+        return REL_TOL * (m if math.isfinite(m) else 0.0) + ABS_TOL
     with np.errstate(invalid="ignore"):
-        scale = np.maximum(np.abs(a), np.abs(b))
+        scale = np.abs(np.asarray(values[0], dtype=np.float64))
+        for v in values[1:]:
+            scale = np.maximum(scale, np.abs(np.asarray(v, dtype=np.float64)))
         tol = REL_TOL * np.where(np.isfinite(scale), scale, 0.0) + ABS_TOL
     return float(tol) if np.ndim(tol) == 0 else tol
 
 
-def is_close(a, b):
-    """``|a - b| <= tolerance(a, b)``; equal infinities are close, nan is never close."""
+def is_close(a, b, *scale):
+    """``|a - b| <= tolerance(a, b, *scale)``; equal infinities are close, nan is never close."""
+    if _scalar(a) and _scalar(b) and all(_scalar(v) for v in scale):
+        return a == b or abs(a - b) <= tolerance(a, b, *scale)
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     with np.errstate(invalid="ignore"):
-        res = (a == b) | (np.abs(a - b) <= tolerance(a, b))
+        res = (a == b) | (np.abs(a - b) <= tolerance(a, b, *scale))
     return bool(res) if res.ndim == 0 else res
 
 
-def greater(a, b):
-    """``a > b`` by more than the tolerance (a strict decision that a rounding cannot flip)."""
+def greater(a, b, *scale):
+    """``a > b`` by more than the tolerance of ``a``, ``b`` (and ``scale``): a strict decision
+    that a rounding cannot flip; nan -> False."""
+    if _scalar(a) and _scalar(b) and all(_scalar(v) for v in scale):
+        return a > b and not is_close(a, b, *scale)
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     with np.errstate(invalid="ignore"):
-        res = (a > b) & ~is_close(a, b)
+        res = (a > b) & ~is_close(a, b, *scale)
     return bool(res) if np.ndim(res) == 0 else res
 
 
-def less(a, b):
-    """``a < b`` by more than the tolerance."""
-    return greater(b, a)
+def less(a, b, *scale):
+    """``a < b`` by more than the tolerance (see :func:`greater`)."""
+    return greater(b, a, *scale)
 
 
 def positive(x, scale=0.0):
     """``x > 0`` by more than the tolerance of ``scale`` (e.g. ``payoff = u - c`` with
     ``scale = max(|u|, |c|)``): ``x > REL_TOL * |scale| + ABS_TOL``. Without a scale this is
     plain ``x > 0``."""
+    if _scalar(x) and _scalar(scale):
+        return x > tolerance(scale, 0.0)
     x = np.asarray(x, dtype=np.float64)
     res = x > tolerance(scale, 0.0)
     return bool(res) if res.ndim == 0 else res
@@ -177,7 +195,7 @@ def argmin(values, keys=None) -> int:
     ok = ~np.isnan(v)
     if not ok.any():
         raise ValueError(f"argmin: no comparable value among {v.size}")
-    m = v[ok].min()
+    m = float(v[ok].min())
     cand = np.flatnonzero(ok & ((v == m) | (v <= m + tolerance(m, m))))
     if keys is None or cand.size == 1:
         return int(cand[0])
@@ -192,27 +210,48 @@ def argmax(values, keys=None) -> int:
 
 
 def tie_classes(values) -> np.ndarray:
-    """Rank of each value after merging values that lie within the tolerance of the first value
-    of their run in sorted order (so the classes do not chain). Equal ranks are ties."""
-    v = np.asarray(values, dtype=np.float64).ravel()
-    idx = np.argsort(v, kind="stable")
-    ranks = np.empty(v.size, dtype=np.int64)
-    rank, head = -1, math.nan
-    for i in idx.tolist():
-        x = v[i]
-        near = x == head or (math.isfinite(x) and math.isfinite(head)
-                             and abs(x - head) <= REL_TOL * max(abs(x), abs(head)) + ABS_TOL)
-        if rank < 0 or not near:
-            rank += 1
-            head = x
-        ranks[i] = rank
+    """Tie classes along the last axis: the rank of each value after merging the values that lie
+    within the tolerance of the *first* value of their run in sorted order (so the classes do not
+    chain). Equal ranks are ties; an infinity ties only with an equal infinity; nan sorts last
+    and ties with nothing. Arrays of any shape are ranked row by row (one vectorised step per
+    column)."""
+    v = np.asarray(values, dtype=np.float64)
+    if v.ndim == 0:
+        return np.zeros((), dtype=np.int64)
+    idx = np.argsort(v, axis=-1, kind="stable")
+    sv = np.take_along_axis(v, idx, axis=-1)
+    ranks_sorted = np.zeros(sv.shape, dtype=np.int64)
+    n = sv.shape[-1]
+    if n > 1:
+        with np.errstate(invalid="ignore"):
+            gap = np.diff(sv, axis=-1)
+            near_any = (gap > 0) & (gap <= tolerance(sv[..., 1:], sv[..., :-1]))
+        if not near_any.any():  # ties are exact equalities: ranks of the distinct values
+            new = sv[..., 1:] != sv[..., :-1]  # equal infinities stay one class
+            ranks_sorted[..., 1:] = np.cumsum(new, axis=-1)
+        else:
+            head = sv[..., 0]
+            rank = np.zeros(head.shape, dtype=np.int64)
+            for j in range(1, n):
+                x = sv[..., j]
+                with np.errstate(invalid="ignore"):
+                    same = (x == head) | (np.abs(x - head) <= tolerance(x, head))
+                rank = rank + ~same
+                head = np.where(same, head, x)
+                ranks_sorted[..., j] = rank
+    ranks = np.empty_like(ranks_sorted)
+    np.put_along_axis(ranks, idx, ranks_sorted, axis=-1)
     return ranks
 
 
 def order(values, *keys) -> np.ndarray:
-    """Ascending order of ``values`` with ties (within the tolerance, see :func:`tie_classes`)
-    broken by ``keys`` (first key first), then by index. Returns the permutation."""
-    v = np.asarray(values, dtype=np.float64).ravel()
-    cls = tie_classes(v)
-    cols = [np.arange(v.size)] + [np.asarray(k).ravel() for k in reversed(keys)] + [cls]
-    return np.lexsort(cols)
+    """Ascending order along the last axis of ``values`` with ties (within the tolerance, see
+    :func:`tie_classes`) broken by ``keys`` (first key first, each broadcast against
+    ``values``), then by position. Returns the permutation (row by row for arrays of more than
+    one dimension)."""
+    v = np.asarray(values, dtype=np.float64)
+    if v.ndim == 0:
+        v = v.reshape(1)
+    pos = np.broadcast_to(np.arange(v.shape[-1]), v.shape)
+    cols = [pos] + [np.broadcast_to(np.asarray(k), v.shape) for k in reversed(keys)] + [tie_classes(v)]
+    return np.lexsort(cols, axis=-1)

@@ -171,7 +171,6 @@ from dlsched.core.jobs import JobSpec, OasisModel, RateContext
 from dlsched.core.placement import RoundRobin, next_reachable_slot, reachable
 from dlsched.core.policy import BasePolicy, ClusterView, JobView
 from dlsched.core.schedule import Decision, Placement, ScheduleViolation, check_allocations, server_usage
-from dlsched.oasis.policy import _tie_order, _tie_ranks, _tol
 
 _TOL = 1e-9
 """Absolute slack of integer roundings and capacity fits (``floor``/``ceil`` of task counts and
@@ -515,11 +514,11 @@ class RRH(BasePolicy):
             return []
         sig = np.array([-scores[e.job_id][0] for e in pool], dtype=float)
         keys = (np.array([e.arrival for e in pool]), np.array([e.job_id for e in pool]))
-        return [pool[int(i)] for i in _tie_order(sig, *keys)]
+        return [pool[int(i)] for i in numerics.order(sig, *keys)]
 
     def _below_drop(self, gain: float) -> bool:
         """``G_j < drop_threshold`` by more than the tolerance _tol (within it the job stays)."""
-        return gain < self.drop_threshold - _tol(max(abs(gain), abs(self.drop_threshold)))
+        return gain < self.drop_threshold - numerics.tolerance(max(abs(gain), abs(self.drop_threshold)))
 
     # ------------------------------------------------------------------------------ decide
     def decide(self, t: int, view: ClusterView) -> Decision:
@@ -532,10 +531,11 @@ class RRH(BasePolicy):
             others = sum(o.share for o in pool)
             cost = delay_cost(fluid_delay(e.remaining_slots, e.share, others), pool)
             info[e.job_id] = {"rrh_reward": e.gain, "rrh_delay_cost": cost}
-            # admission "G_i - C_i > threshold" with the tolerance _tol(max(|G|, |C|, |threshold|)):
+            # admission "G_i - C_i > threshold" with the tolerance
+            # numerics.tolerance(max(|G|, |C|, |threshold|)):
             # a margin within it is a tie and rejects (as an exact tie does)
             margin = e.gain - cost - self.threshold
-            if margin > _tol(max(abs(e.gain), abs(cost), abs(self.threshold))):
+            if margin > numerics.tolerance(max(abs(e.gain), abs(cost), abs(self.threshold))):
                 admit.append(e.job_id)
                 if not self._below_drop(e.gain):
                     pool.append(e)
@@ -647,10 +647,10 @@ def server_groups(
 
 def _big_m(worst: float, rhs: float) -> float:
     """Big-M of a residual row, ``worst - rhs`` (largest left side with ``x_j = 0`` minus the
-    right side), or 0 when it is not positive by more than _tol(max(|worst|, |rhs|)): a big-M
+    right side), or 0 when it is not positive by more than numerics.tolerance(max(|worst|, |rhs|)): a big-M
     within the tolerance is rounding noise and is left out of the model."""
     big = worst - rhs
-    return big if big > _tol(max(abs(worst), abs(rhs))) else 0.0
+    return big if big > numerics.tolerance(max(abs(worst), abs(rhs))) else 0.0
 
 
 def _fits(free: np.ndarray, demand: np.ndarray, hard: np.ndarray, cap: int) -> np.ndarray:
@@ -1285,7 +1285,7 @@ class Dorm(BasePolicy):
             caps = cluster.capacity[list(g)][:, hard]
             top = np.where(caps.max(axis=0) > 0, caps.max(axis=0), 1.0)
             size = (caps / top).sum(axis=1)
-            order.append([g[k] for k in _tie_order(size, np.asarray(g))])
+            order.append([g[k] for k in numerics.order(size, np.asarray(g))])
         prev = [
             {"worker": [s for s, _ in jv.view.placement.workers], "ps": [s for s, _ in jv.view.placement.ps]}
             for jv, _ in work
@@ -1321,7 +1321,7 @@ class Dorm(BasePolicy):
 
         # largest first; sizes within _tol tie and go by (job position, role, group)
         rest = [k for k, n in left.items() if n > 0]
-        rank = _tie_ranks(np.array([-size_of(k) for k in rest], dtype=float)) if rest else []
+        rank = numerics.tie_classes(np.array([-size_of(k) for k in rest], dtype=float)) if rest else []
         rest = [k for _, k in sorted(zip(rank, rest, strict=True))]
         for i, role, g in rest:
             put(i, role, order[g], left[(i, role, g)])

@@ -26,8 +26,9 @@ tolerance below, and costs are summed in the same order as the literal transcrip
 
 Floating point and ties (issue 19)
 ----------------------------------
-Every decision below compares computed floats with the tolerance ``_tol(s) = numerics.REL_TOL * |s|``
-(1e-9 relative to the larger operand ``s``). It has **no** ``numerics.ABS_TOL`` floor: prices start
+Every decision below compares computed floats with the tolerance
+``numerics.tolerance(s) = numerics.REL_TOL * |s|`` (1e-9 relative to the larger operand ``s``;
+:mod:`dlsched.core.numerics`). There is **no** absolute floor (``numerics.ABS_TOL = 0``): prices start
 at ``L`` (about ``e^-204`` on the paper's workload), so costs and payoffs far below 1e-12 are real and
 differ by many orders of magnitude. Values within the tolerance are equal; the tie key is the
 paper's loop order. Values farther apart decide as before. In an empty cluster many schedules
@@ -81,7 +82,8 @@ from dlsched.core.schedule import Decision, Placement
 _EPS = 1e-9
 """Absolute slack of the integer roundings (lines 24/26/35-37: ``ceil``/``floor`` of worker, PS and
 chunk counts, whose exact values are integers or ratios of small integers), so that a count that is
-an integer up to rounding is not rounded one up or down. Not a tie tolerance (see :func:`_tol`)."""
+an integer up to rounding is not rounded one up or down. Not a tie tolerance (see
+:func:`dlsched.core.numerics.tolerance`)."""
 INF = math.inf
 EXACT_BUDGET = 2_000_000
 DENSE_SWITCH = 60_000
@@ -92,64 +94,16 @@ DENSE_SWITCH = 60_000
 # ------------------------------------------------------------------ tolerant decisions (issue 19)
 
 
-def _tol(scale):
-    """Tie tolerance of this wing's decisions: ``numerics.REL_TOL * |scale|`` (0 where ``scale`` is
-    not finite), elementwise.
-
-    Purely relative, without the ``numerics.ABS_TOL`` floor of :func:`dlsched.core.numerics.tolerance`:
-    OASiS prices start at ``L``, about ``e^-204 ~ 1e-89`` on the paper's workload, so costs and
-    payoffs far below 1e-12 are real values that differ by many orders of magnitude (a payoff of
-    2e-81 is admitted on the invariance probe's instance); an absolute floor would merge them with
-    0 and with each other. Costs are sums of non-negative terms and payoffs ``f - cost``, so their
-    rounding error is relative to ``scale`` (the larger operand).
-    """
-    a = np.abs(np.asarray(scale, dtype=np.float64))
-    out = numerics.REL_TOL * np.where(np.isfinite(a), a, 0.0)
-    return float(out) if out.ndim == 0 else out
-
-
-def _tie_ranks(values) -> np.ndarray:
-    """Tie classes along the last axis, as :func:`dlsched.core.numerics.tie_classes` (ascending; a
-    value within :func:`_tol` of the first value of its run in sorted order joins that run, so
-    classes do not chain) but with :func:`_tol` and row by row: one vectorised step per column."""
-    v = np.asarray(values, dtype=np.float64)
-    idx = np.argsort(v, axis=-1, kind="stable")
-    sv = np.take_along_axis(v, idx, axis=-1)
-    ranks_sorted = np.zeros(sv.shape, dtype=np.int64)
-    if sv.shape[-1]:
-        head = sv[..., 0]
-        rank = np.zeros(head.shape, dtype=np.int64)
-        for j in range(1, sv.shape[-1]):
-            x = sv[..., j]
-            with np.errstate(invalid="ignore"):
-                same = (x == head) | (np.abs(x - head) <= _tol(np.maximum(np.abs(x), np.abs(head))))
-            rank = rank + ~same
-            head = np.where(same, head, x)
-            ranks_sorted[..., j] = rank
-    ranks = np.empty_like(ranks_sorted)
-    np.put_along_axis(ranks, idx, ranks_sorted, axis=-1)
-    return ranks
-
-
-def _tie_order(values, *keys) -> np.ndarray:
-    """Ascending order along the last axis of ``values`` with ties (:func:`_tie_ranks`) broken by
-    ``keys`` (first key first), then by position: :func:`dlsched.core.numerics.order` with
-    :func:`_tol`, row by row."""
-    v = np.asarray(values, dtype=np.float64)
-    pos = np.broadcast_to(np.arange(v.shape[-1]), v.shape)
-    cols = [pos] + [np.broadcast_to(np.asarray(k), v.shape) for k in reversed(keys)] + [_tie_ranks(v)]
-    return np.lexsort(cols, axis=-1)
-
-
 def _first_within(cands) -> int | None:
-    """Position of the first finite candidate within :func:`_tol` of the smallest (the
-    :func:`dlsched.core.numerics.argmin` rule with :func:`_tol`); None if none is finite."""
+    """Position of the first finite candidate within :func:`dlsched.core.numerics.tolerance` of
+    the smallest (the :func:`dlsched.core.numerics.argmin` rule over the finite candidates); None
+    if none is finite."""
     c = np.asarray(cands, dtype=np.float64)
     ok = np.isfinite(c)
     if not ok.any():
         return None
     m = float(c[ok].min())
-    return int(np.flatnonzero(ok & (c <= m + _tol(m)))[0])
+    return int(np.flatnonzero(ok & (c <= m + numerics.tolerance(m)))[0])
 
 
 # ------------------------------------------------------------------------------ price parameters
@@ -374,7 +328,7 @@ def _greedy_cost(price: np.ndarray, cap: np.ndarray, counts: np.ndarray, limit: 
     """
     # Alg. 2 lines 23/33: sort servers by unit price sum_r p_h^r(t) w_i^r, non-decreasing; prices
     # within the tolerance _tol (REL_TOL of the larger) tie -> smaller server position in the pool
-    order = _tie_order(price)
+    order = numerics.order(price)
     ps = np.take_along_axis(price, order, axis=1)
     cs = np.take_along_axis(cap, order, axis=1)
     cc = np.cumsum(cs, axis=1)
@@ -599,9 +553,9 @@ class _Tracker:
         payoff = u - total
         scale = max(abs(u), abs(total))
         # Alg. 2 line 5 "mu_il > mu_i" (mu_i starts at 0, so this is also Alg. 1 line 4's
-        # admission "mu_i > 0"): better by more than _tol(max(|f|, cost) of both payoffs); a
+        # admission "mu_i > 0"): better by more than numerics.tolerance(max(|f|, cost) of both payoffs); a
         # payoff within it is a tie and the earlier completion slot (or rejection) stays
-        if payoff > self.best_mu + _tol(max(scale, self.best_scale)):
+        if payoff > self.best_mu + numerics.tolerance(max(scale, self.best_scale)):
             self.best_mu, self.best_k, self.best_scale = float(payoff), k, scale
 
 
@@ -651,7 +605,7 @@ def _dp(cost: np.ndarray, D: int, dmax: int, track: _Tracker):
             for dp, cd, d0, d1 in spans:
                 tgt = least[d0 - lo : d1 - lo + 1]
                 np.minimum(tgt, prev[d0 - dp - plo : d1 - dp - plo + 1] + cd, out=tgt)
-            thr = least + _tol(least)
+            thr = least + numerics.tolerance(least)
             todo = np.isfinite(least)
             for dp, cd, d0, d1 in spans:
                 if not todo.any():
@@ -741,7 +695,7 @@ def _frontier(by_workers: np.ndarray, chunks_of: np.ndarray, D: int, track: _Tra
         # within the tolerance _tol of it (line 15's argmin; the hit keeps its own cost)
         least = np.full(D + 1, INF)
         np.minimum.at(least, X, C)
-        hit = np.flatnonzero(C <= least[X] + _tol(least[X]))
+        hit = np.flatnonzero(C <= least[X] + numerics.tolerance(least[X]))
         _, first = np.unique(X[hit], return_index=True)  # X ascending, first occurrence of each
         sel = hit[first]
         X, C, P, Wi = X[sel], C[sel], P[sel], Wi[sel]
@@ -750,7 +704,7 @@ def _frontier(by_workers: np.ndarray, chunks_of: np.ndarray, D: int, track: _Tra
             suffix = np.minimum.accumulate(C[::-1])[::-1]
             # a point survives only if cheaper by more than _tol than every point covering more
             # (within it: a tie, the larger coverage serves, as for exactly equal costs)
-            keep[:-1] = C[:-1] < suffix[1:] - _tol(suffix[1:])
+            keep[:-1] = C[:-1] < suffix[1:] - numerics.tolerance(suffix[1:])
         x, c = X[keep], C[keep]
         back.append(("sparse", P[keep], Wi[keep], x))
         track.record(k, float(c[-1]) if len(x) and x[-1] == D else INF)
@@ -769,7 +723,7 @@ def _frontier_chunks(back, k_end: int, chunks_of: np.ndarray, D: int) -> dict[in
             _, prev, Wopt, kk, hopt, new, x_prev = entry
             # canonical state, as the sparse frontier: a state on a plateau of equal cost (within
             # _tol of its own) follows the plateau's last (largest-coverage) state
-            pos = int(np.searchsorted(new, new[pos] + _tol(new[pos]), side="right")) - 1
+            pos = int(np.searchsorted(new, new[pos] + numerics.tolerance(new[pos]), side="right")) - 1
             # the option: the forward step's sums, the first (smallest W) within _tol of the minimum
             w = int(Wopt[_first_within(prev[np.maximum(pos - kk, 0)] + hopt)])
             W[k] = w
@@ -849,7 +803,7 @@ def dp_cost_literal(
         y = [0] * H
         z = [0] * K
         key_w = unit_prices(price_w[t], wdem)  # line 23 (ties within _tol -> smaller h, as _greedy_cost)
-        order = [int(h) for h in _tie_order(key_w)]
+        order = [int(h) for h in numerics.order(key_w)]
         Dw = int(workers_needed(d, model))  # line 24
         for j, h in enumerate(order):  # lines 25-29
             room = min(
@@ -863,7 +817,7 @@ def dp_cost_literal(
             memo_t[(t, d)] = INF
             return INF
         key_p = unit_prices(price_p[t], pdem)  # line 33 (ties within _tol -> smaller k)
-        orderp = [int(k) for k in _tie_order(key_p)]
+        orderp = [int(k) for k in numerics.order(key_p)]
         Y = sum(y)
         for j, k in enumerate(orderp):  # lines 34-38
             room = min(
@@ -1087,7 +1041,7 @@ class OASiS(BasePolicy):
             dual_before = self.dual_objective()
             best = self.search(spec)  # line 3
             # line 4: mu_i > 0 with the tolerance, decided in _Tracker.record (payoff is 0 unless
-            # it beat 0 by more than _tol(max(|f|, cost)))
+            # it beat 0 by more than numerics.tolerance(max(|f|, cost)))
             if best.payoff > 0:
                 admit.append(spec.job_id)  # line 5
                 self._commit(spec.job_id, best, wd, pdem)  # lines 6-10

@@ -53,14 +53,15 @@ Readings of the spec's [R]/[N] notes, all documented in :func:`price_parameters`
 Floating point and ties (issue 19)
 ----------------------------------
 Every discrete choice below that compares computed floats treats two values within
-``tol(a, b) = numerics.REL_TOL * max(|a|, |b|)`` (1e-9 relative, :func:`_tie_tol`) as equal and
-breaks the tie by the key in the last column; values further apart are compared as before.
-**No** absolute floor (``numerics.ABS_TOL``): PD-ORS's costs are multiples of the prices, whose
+``tol(a, b) = numerics.REL_TOL * max(|a|, |b|)`` (1e-9 relative,
+:func:`dlsched.core.numerics.tolerance`) as equal and breaks the tie by the key in the last
+column; values further apart are compared as before. **No** absolute floor (``numerics.ABS_TOL``
+is 0): PD-ORS's costs are multiples of the prices, whose
 floor ``L`` (14) is about 1e-9 at small scale and far smaller at ``T = 80``, so a 1e-12 floor would
 tie costs that differ by 1e-3 relative.
 
 ===================================  ======================================================  ================
-decision (spec line)                 rule (``tol`` = :func:`_tie_tol`)                       tie goes to
+decision (spec line)                 rule (``tol`` = ``numerics.tolerance``)                  tie goes to
 ===================================  ======================================================  ================
 Alg. 1 steps 3-4: admit job i        :math:`\lambda_i > tol(u_i, \Theta)`                    reject (step 4)
 Alg. 2 step 2: completion slot       :math:`\lambda' > \lambda + tol(u, \Theta, \lambda)`    earlier slot
@@ -108,45 +109,6 @@ UNITS: tuple[str, ...] = ("levels", "iteration")
 """Valid string values of ``unit`` (an int gives the samples per unit directly)."""
 WORKER_READINGS: tuple[str, ...] = ("ratio", "demand")
 """Valid ``workers`` values: integer readings of step 3's worker count (:func:`internal_counts`)."""
-
-
-# ------------------------------------------------------------- tie rules (issue 19, docstring)
-
-
-def _tie_tol(*values):
-    """Tie tolerance of a comparison of PD-ORS costs/payoffs: ``numerics.REL_TOL`` times the
-    largest magnitude among ``values`` (arrays broadcast; infinities count as 0). Relative only,
-    see the module docstring."""
-    with np.errstate(invalid="ignore"):
-        scale = np.abs(np.asarray(values[0], dtype=float))
-        for v in values[1:]:
-            scale = np.maximum(scale, np.abs(np.asarray(v, dtype=float)))
-        return numerics.REL_TOL * np.where(np.isfinite(scale), scale, 0.0)
-
-
-def _exceeds(a, b, *scale):
-    """``a > b`` by more than the tie tolerance of ``a``, ``b`` (and ``scale``); nan -> False."""
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    with np.errstate(invalid="ignore"):
-        res = (a > b) & ~(a - b <= _tie_tol(a, b, *scale))
-    return bool(res) if res.ndim == 0 else res
-
-
-def _tie_order(values: np.ndarray) -> np.ndarray:
-    """Ascending order of ``values`` where values within :func:`_tie_tol` of the first value of
-    their run (in sorted order, so ties do not chain) are equal, and ties go to the smaller index
-    (``numerics.order`` without its absolute floor)."""
-    v = np.asarray(values, dtype=float).ravel()
-    idx = np.argsort(v, kind="stable")
-    cls = np.empty(v.size, dtype=np.int64)
-    rank, head = -1, math.nan
-    for i in idx.tolist():
-        x = float(v[i])
-        if rank < 0 or not (x == head or x - head <= numerics.REL_TOL * max(abs(x), abs(head))):
-            rank, head = rank + 1, x
-        cls[i] = rank
-    return np.lexsort((np.arange(v.size), cls))
 
 
 # ------------------------------------------------------------------------------ price function
@@ -397,7 +359,7 @@ class SlotSolver:
         fits &= (w <= job.model.batch)[:, None]  # (4)
         key = job.model.ratio * self.pw + self.ps  # step 2 sort key
         # Alg. 4 step 2: non-decreasing key with ties (REL_TOL relative) -> smaller machine index
-        order = _tie_order(key)
+        order = numerics.order(key)
         first = np.where(fits[:, order].any(axis=1), np.argmax(fits[:, order], axis=1), -1)
         h = np.where(first >= 0, order[np.maximum(first, 0)], -1)
         cost = np.where(h >= 0, w * self.pw[np.maximum(h, 0)] + s * self.ps[np.maximum(h, 0)], INF)
@@ -532,7 +494,7 @@ class SlotSolver:
             # step 11 (spec [N]: the cheapest feasible sample): costs within REL_TOL of the
             # row's minimum tie, the earliest sample (draw order) wins
             low = c.min(axis=1)
-            pick = np.argmax(ok & (c <= (low + _tie_tol(low))[:, None]), axis=1)
+            pick = np.argmax(ok & (c <= (low + numerics.tolerance(low))[:, None]), axis=1)
             rows = todo[found]
             cost[rows] = c[found, pick[found]]
             w_out[rows] = w[found, pick[found]]
@@ -749,7 +711,7 @@ class PDORS(BasePolicy):
             bound = dw * float(solver.pw.min()) + dw / job.model.ratio * float(solver.ps.min())
             # c_int <= bound + tol(bound) and c_ext >= bound imply step 12's tolerant rule picks
             # internal, so the skip never changes theta or the branch
-            skipped = ext_ok & ~_exceeds(c_int, bound)
+            skipped = ext_ok & ~numerics.greater(c_int, bound)
             ext_ok &= ~skipped
             c_ext[skipped] = c_lp[skipped] = np.nan
         lvl = np.flatnonzero(ext_ok)
@@ -760,7 +722,7 @@ class PDORS(BasePolicy):
         ok_lp = np.isfinite(lp_cost)
         if skip_dominated and not self.headroom:  # with headroom the LP bounds nothing: round all
             # round only where external can still win step 12 (c_ext >= LP*): c_int > LP* + tol
-            ok_lp &= _exceeds(c_int[lvl], lp_cost)
+            ok_lp &= numerics.greater(c_int[lvl], lp_cost)
             c_ext[lvl[np.isfinite(lp_cost) & ~ok_lp]] = np.nan
         if ok_lp.any():
             scale = g_lvl[ok_lp]
@@ -776,7 +738,7 @@ class PDORS(BasePolicy):
                     )
         # Alg. 4 step 12: the cheaper branch; external only if c_int > c_ext + REL_TOL * max(both),
         # so ties (and a NaN, i.e. skipped, external) -> internal. theta is the chosen branch's cost.
-        use_int = np.isfinite(c_int) & ~_exceeds(c_int, c_ext)
+        use_int = np.isfinite(c_int) & ~numerics.greater(c_int, c_ext)
         cost = np.where(use_int, c_int, np.fmin(c_int, c_ext))
         placements, branch = [None] * (top + 1), [None] * (top + 1)
         placements[0], branch[0] = Placement(), "none"
@@ -838,7 +800,7 @@ class PDORS(BasePolicy):
             for v, c in enumerate(th.cost):
                 if math.isfinite(c):
                     np.minimum(low[v:], prev[: n + 1 - v] + c, out=low[v:])
-            lim = low + _tie_tol(low)
+            lim = low + numerics.tolerance(low)
             new = np.full(n + 1, INF)
             ch = np.zeros(n + 1, dtype=np.int64)
             for v, c in enumerate(th.cost):  # ascending v
@@ -853,7 +815,7 @@ class PDORS(BasePolicy):
             payoff = util[k] - new[n]
             # Alg. 2 step 2: lambda' > lambda by more than REL_TOL * max(|u|, |Theta|, |lambda|);
             # ties keep the earlier completion slot (with lambda = 0 this is Alg. 1's admission rule)
-            if _exceeds(payoff, best_mu, util[k], new[n]):
+            if numerics.greater(payoff, best_mu, util[k], new[n]):
                 best_mu, best_k = float(payoff), k
             if prune:
                 # ours, speed only: a partial cost above u_k - lambda cannot beat lambda (u does not
@@ -895,7 +857,7 @@ class PDORS(BasePolicy):
             # Alg. 1 step 3: lambda_i > 0 by more than REL_TOL * max(|u_i|, |Theta|), else step 4
             # (search already applies the same rule, Alg. 2 step 2 with lambda = 0; u = lambda + Theta)
             found = best.completion is not None
-            if found and _exceeds(best.payoff, 0.0, best.payoff + best.cost, best.cost):  # step 3
+            if found and numerics.greater(best.payoff, 0.0, best.payoff + best.cost, best.cost):  # step 3
                 admit.append(spec.job_id)
                 self._commit(spec, best)
                 self.payoffs[spec.job_id] = best.payoff

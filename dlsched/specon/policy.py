@@ -142,18 +142,6 @@ def _choice(value, what: str, allowed) -> str:
     return str(value)
 
 
-def _tol(a: float, b: float) -> float:
-    """:func:`dlsched.core.numerics.tolerance` of two Python floats, without numpy (Alg. 1 runs on
-    every monitor tick of every container): ``REL_TOL * max(|a|, |b|) + ABS_TOL`` (inf -> 0)."""
-    scale = max(abs(a), abs(b))
-    return numerics.REL_TOL * (scale if math.isfinite(scale) else 0.0) + numerics.ABS_TOL
-
-
-def _less(a: float, b: float) -> bool:
-    """``a < b`` by more than the tolerance (= :func:`dlsched.core.numerics.less` on floats)."""
-    return a < b and not (b - a <= _tol(a, b))
-
-
 def _host(p: Placement) -> int:
     ((s, _),) = p.workers
     return int(s)
@@ -206,8 +194,8 @@ def categorise(
         return tuple(path), False
     # A1 l. 6 / 17 / 19 with numerics tolerance (REL_TOL of the larger magnitude + ABS_TOL):
     # G(t_m) < G(t_{m-1}) and G < alpha only by more than it; G = alpha within it: no branch (A6)
-    below = _less(g, alpha)
-    if below and _less(g, g_prev):  # A1 l. 6
+    below = numerics.less(g, alpha)
+    if below and numerics.less(g, g_prev):  # A1 l. 6
         steps = 3 if cascade == "full" else 1
         for _ in range(steps):
             now = path[-1]
@@ -223,7 +211,7 @@ def categorise(
                 break
     elif below:  # A1 l. 17-18: G(t_m) >= G(t_{m-1}) (up to tol) and G < alpha: stays
         pass
-    elif _less(alpha, g):  # A1 l. 19-22: back to PC
+    elif numerics.less(alpha, g):  # A1 l. 19-22: back to PC
         if cat != "PC":
             path.append("PC")
     # G == alpha: no branch (spec A6)
