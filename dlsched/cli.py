@@ -20,6 +20,15 @@
 ``dlsched list``
     registered policies and workloads with their parameters.
 
+``dlsched audit (--sample K [--seed S] | --all | --stale) [--store PATH]``
+    check the committed results store (default ``data/results``) by recomputation (see
+    :func:`dlsched.store.audit`): ``--sample K`` audits at least one point of every experiment
+    function plus random others up to K (deterministic for ``--seed``, default 0), ``--all`` every
+    point. One line per point, then ``N passed, M failed``; exit code 0 only if every audited point
+    equals its recomputation (points with ``audit: false`` are skipped), 1 otherwise. ``--stale``
+    lists the entries whose code fingerprint differs from the current code's (not served by the
+    store) and exits 1 if there are any.
+
 Invalid input prints a one-line message on stderr and exits with code 2, and writes nothing.
 """
 
@@ -134,6 +143,25 @@ def _list() -> str:
     return "\n".join(lines)
 
 
+def _audit(args: argparse.Namespace) -> int:
+    """``dlsched audit``: validate the arguments (UsageError), then delegate to dlsched.store."""
+    from dlsched import store
+
+    if args.sample is not None and args.sample < 1:
+        raise UsageError(f"--sample must be >= 1, got {args.sample}")
+    if args.seed is not None and args.sample is None:
+        raise UsageError("--seed only applies with --sample")
+    if args.seed is not None and args.seed < 0:
+        raise UsageError(f"--seed must be >= 0, got {args.seed}")
+    results = store.ResultStore(args.store)
+    if not (results.path / store.MANIFEST).is_file():
+        raise UsageError(f"no results store at {str(results.path)!r} ({store.MANIFEST} missing)")
+    if args.stale:
+        return 1 if store.stale_report(results) else 0
+    seed = 0 if args.seed is None else args.seed
+    return store.audit(results, sample=args.sample, seed=seed, check_all=args.check_all).exit_code
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one line, exit code 2
         raise UsageError(message)
@@ -157,11 +185,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_run.add_argument("--out", required=True)
     sub.add_parser("reproduce", help="run every notebook with papermill (see dlsched reproduce --help)")
     sub.add_parser("list", help="registered policies and workloads")
+    p_audit = sub.add_parser("audit", help="check the results store by recomputation")
+    how = p_audit.add_mutually_exclusive_group(required=True)
+    how.add_argument("--sample", type=int, metavar="K", help="one point per function, others up to K")
+    how.add_argument("--all", action="store_true", dest="check_all", help="every stored point")
+    how.add_argument("--stale", action="store_true", help="list entries stale for the current code")
+    p_audit.add_argument("--seed", type=int, default=None, help="sample seed (default 0)")
+    p_audit.add_argument("--store", default=None, metavar="PATH", help="store folder (default data/results)")
     try:
         args = parser.parse_args(argv)
         if args.command == "list":
             print(_list())
             return 0
+        if args.command == "audit":
+            return _audit(args)
         if args.seed < 0:
             raise UsageError(f"--seed must be >= 0, got {args.seed}")
         summary = run(args.workload, args.policy, args.param, args.seed, args.out, args.horizon)

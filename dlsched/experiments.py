@@ -12,7 +12,9 @@ point of a parameter grid into a tidy table. This module runs such a function ov
 * :func:`sweep` runs the grid serially, on a fresh ``dask.distributed.LocalCluster``, or on an
   existing Dask cluster (scheduler address or ``distributed.Client``). Finished points are cached
   as soon as they complete, so an interrupted or repeated sweep resumes without recomputing or
-  duplicating anything, and the result is concatenated in grid order.
+  duplicating anything, and the result is concatenated in grid order;
+* ``sweep(..., store=...)`` reads points from a committed results store first
+  (:class:`dlsched.store.ResultStore`) and can record fresh points into one (see :mod:`dlsched.store`).
 
 Reproducibility: ``fn`` receives only its ``params`` (seeds included), never anything about the
 worker that runs it, and every per-point frame -- fresh or cached, serial or on Dask -- goes through
@@ -46,6 +48,7 @@ import pandas as pd
 from tqdm import tqdm
 
 import dlsched
+from dlsched import store as _store
 
 __all__ = [
     "ResultCache",
@@ -447,27 +450,26 @@ class SweepError(RuntimeError):
         self.params = dict(params)
 
 
-def _tidy(df: pd.DataFrame) -> pd.DataFrame:
-    """Named index levels become columns; an unnamed index is dropped."""
-    if any(name is not None for name in df.index.names):
-        return df.reset_index()
-    return df.reset_index(drop=True)
+_tidy = _store.tidy_frame  # named index levels become columns; an unnamed index is dropped
 
 
-def _run_point(fn: Callable[[dict], pd.DataFrame], params: dict) -> tuple[str, bytes | str]:
-    """Run one point where it is scheduled; return ("ok", parquet bytes) or (kind, detail).
+def _run_point(fn: Callable[[dict], pd.DataFrame], params: dict) -> tuple[str, bytes | str, float]:
+    """Run one point where it is scheduled; return ("ok", parquet bytes, seconds) or (kind, detail,
+    seconds), ``seconds`` being the wall time of ``fn``.
 
     Runs on Dask workers and in-process for the serial scheduler: one code path for both.
     Exceptions raised by ``fn`` propagate (and become a SweepError on the client side).
     """
+    t0 = time.perf_counter()
     out = fn(dict(params))
+    seconds = time.perf_counter() - t0
     if not isinstance(out, pd.DataFrame):
-        return "not_frame", type(out).__name__
+        return "not_frame", type(out).__name__, seconds
     out = _tidy(out)
     try:
-        return "ok", _encode(out)
+        return "ok", _encode(out), seconds
     except Exception as exc:  # pyarrow: ArrowTypeError, ArrowInvalid, ValueError ...
-        return "not_parquet", f"{type(exc).__name__}: {exc}"
+        return "not_parquet", f"{type(exc).__name__}: {exc}", seconds
 
 
 def _accept(kind: str, payload: bytes | str, params: Mapping[str, Any]) -> bytes:
@@ -532,6 +534,7 @@ def sweep(
     n_workers: int | None = None,
     progress: bool = False,
     retries: int = 0,
+    store: _store.ResultStore | str | os.PathLike[str] | None = None,
 ) -> pd.DataFrame:
     """Run an experiment function over a parameter grid; concatenate the results in grid order.
 
@@ -559,6 +562,16 @@ def sweep(
         Show a tqdm progress bar (points, cached ones counted as done).
     retries : int, default 0
         Extra attempts for a point that raises before the sweep gives up.
+    store : dlsched.store.ResultStore or str or os.PathLike, optional
+        A results store (or its folder), read-only. Each point is looked up in the store first
+        (a stale entry is not served), then in ``cache_dir``, and computed only if neither has
+        it. None (default): no store, and ``DLSCHED_STORE_RECORD`` is ignored.
+        *Recording*: when a store is given and the environment variable ``DLSCHED_STORE_RECORD``
+        names a staging folder (set by the regeneration runner to a
+        :class:`dlsched.store.StoreWriter`'s ``path``), every point is recomputed, reading neither
+        the store nor the cache, and each computed point (frame and seconds) is recorded into that
+        folder (:func:`dlsched.store.record`; ``DLSCHED_NOTEBOOK`` names the notebook); the runner
+        commits the folder into the store afterwards.
 
     Returns
     -------
@@ -566,14 +579,17 @@ def sweep(
         For each grid point in order, its frame, with one leading column per parameter whose
         values are scalars (None/bool/int/float/str) in every point; a fresh RangeIndex. Every
         per-point frame is the parquet round-trip of what ``fn`` returned, so the result is
-        identical whether it was computed serially, on Dask, or read from the cache.
+        identical whether it was computed serially, on Dask, or read from the cache or the store.
 
     Raises
     ------
+    dlsched.store.StoreCorruptError
+        If a point's store entry has a missing file or a bad sha256 (never silently recomputed).
     TypeError
-        If ``fn`` is not a module-level function, ``grid`` is not a sequence of str-keyed
-        mappings, a parameter is not JSON-able, or ``fn`` returns something that is not a
-        DataFrame or cannot be stored as parquet (the message names the params).
+        If ``store`` is not a store or a path, ``fn`` is not a module-level function, ``grid`` is
+        not a sequence of str-keyed mappings, a parameter is not JSON-able, or ``fn`` returns
+        something that is not a DataFrame or cannot be stored as parquet (the message names the
+        params).
     ValueError
         If ``scheduler``, ``n_workers`` or ``retries`` is invalid, or a parameter name collides
         with a result column.
@@ -616,24 +632,40 @@ def sweep(
                 f"not {scheduler!r}"
             )
 
+    if store is not None and not isinstance(store, _store.ResultStore | str | os.PathLike):
+        raise TypeError(
+            f"sweep: store must be a dlsched.store.ResultStore, a folder path or None, got "
+            f"{type(store).__name__} {store!r}"
+        )
     keys = [cache_key(fn, p) for p in grid]
     first: dict[str, dict] = {}
     for k, p in zip(keys, grid, strict=True):
         first.setdefault(k, p)
     cache = ResultCache(cache_dir) if cache_dir is not None else None
+    results = None
+    if store is not None:
+        results = store if isinstance(store, _store.ResultStore) else _store.ResultStore(store)
+    staging = (os.environ.get(_store.RECORD_ENV) or None) if results is not None else None
 
     done: dict[str, pd.DataFrame] = {}
-    if cache is not None:
-        for k in first:
-            df = cache.get(k)
-            if df is not None:
-                done[k] = df
+    if staging is None:  # recording recomputes every point
+        for source in (results, cache):
+            if source is None:
+                continue
+            for k in first:
+                if k not in done:
+                    df = source.get(k)
+                    if df is not None:
+                        done[k] = df
     todo = [k for k in first if k not in done]
 
-    def finish(k: str, data: bytes) -> None:
+    def finish(k: str, data: bytes, seconds: float) -> None:
         if cache is not None:
             cache._put_bytes(k, data)
         done[k] = _decode(data)
+        if staging is not None:
+            params = {name: _canonical(v, name) for name, v in first[k].items()}
+            _store.record(staging, k, fn, params, done[k], seconds)
 
     bar = tqdm(
         total=len(first),
@@ -682,19 +714,19 @@ def _run_serial(
     todo: list[str],
     first: dict[str, dict],
     retries: int,
-    finish: Callable[[str, bytes], None],
+    finish: Callable[[str, bytes, float], None],
     bar: Any,
 ) -> None:
     for k in todo:
         params = first[k]
         for attempt in range(retries + 1):
             try:
-                kind, payload = _run_point(fn, params)
+                kind, payload, seconds = _run_point(fn, params)
                 break
             except Exception as exc:
                 if attempt == retries:
                     raise _failed(params, exc) from exc
-        finish(k, _accept(kind, payload, params))
+        finish(k, _accept(kind, payload, params), seconds)
         bar.update(1)
 
 
@@ -703,7 +735,7 @@ def _run_dask(
     todo: list[str],
     first: dict[str, dict],
     retries: int,
-    finish: Callable[[str, bytes], None],
+    finish: Callable[[str, bytes, float], None],
     bar: Any,
     scheduler: Any,
     mode: str,
@@ -744,11 +776,11 @@ def _run_dask(
             for fut in as_completed(list(futures), loop=client.loop):
                 k = futures[fut]
                 try:
-                    kind, payload = fut.result()
+                    kind, payload, seconds = fut.result()
                 except Exception as exc:  # the point's own exception, or CancelledError
                     raise _failed(first[k], exc) from exc
                 fut.release()
-                finish(k, _accept(kind, payload, first[k]))
+                finish(k, _accept(kind, payload, first[k]), seconds)
                 bar.update(1)
         finally:
             pending = [f for f in futures if not f.done()]

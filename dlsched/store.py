@@ -1,0 +1,944 @@
+"""The results store: committed paper-scale sweep points, audited by recomputation.
+
+A *results store* is a folder (by default ``data/results/`` of the repository) with
+
+* one zstd-compressed parquet file ``<key>.parquet`` per sweep point, where ``key`` is
+  :func:`dlsched.experiments.cache_key` of the experiment function and the point's parameters;
+* ``manifest.json``: ``{"format": 1, "entries": {<key>: <entry>, ...}}`` with, per key,
+
+  ============== ==========================================================================
+  ``fn``          import path ``"module:qualname"`` of the experiment function
+  ``params``      the point's parameters as canonical JSON (what ``cache_key`` hashes)
+  ``version``     ``dlsched.__version__`` when the point was computed
+  ``fingerprint`` :func:`code_fingerprint` of ``fn`` when the point was computed
+  ``seconds``     compute time of the point (wall clock of ``fn``), for information
+  ``sha256``      sha256 of the stored file's bytes
+  ``rows``        number of rows of the frame
+  ``notebook``    the notebook that computed it (env var ``DLSCHED_NOTEBOOK``) or null
+  ``audit``       false for functions whose results contain wall-clock times (:func:`is_volatile`)
+  ============== ==========================================================================
+
+Reading (:meth:`ResultStore.get`) verifies the sha256 of every file it serves. An entry whose file
+is missing or whose bytes do not match raises :class:`StoreCorruptError` naming the key and how to
+regenerate it; a damaged store is never silently recomputed. An entry is *stale* when its
+fingerprint (or version) differs from the current code's; a stale entry is not served (``get``
+returns None, so :func:`dlsched.experiments.sweep` recomputes the point) unless
+``allow_stale=True``.
+
+Writing goes through a :class:`StoreWriter` (``store.staging()``): points are recorded into a
+staging folder (under ``build/store-staging/`` for a store inside the repository, else a hidden
+folder next to the store), and :meth:`StoreWriter.commit` builds the complete new store in a
+hidden sibling folder (unchanged files hard-linked, new ones added, new manifest) and swaps it in
+with two renames. An interrupted regeneration (before or during commit) leaves the store as it
+was; if a process dies between the two renames, the next :class:`ResultStore` on that folder
+puts the old store back. One writer at a time per store.
+
+Recording from a sweep: when the environment variable ``DLSCHED_STORE_RECORD`` names a staging
+folder (the regeneration runner sets it to ``writer.path``) and a sweep is given a ``store``, the
+sweep recomputes every point (reading neither the store nor the cache) and records each computed
+point into that folder (:func:`record`); the runner then calls ``writer.commit()``.
+
+:func:`audit` (the ``dlsched audit`` command) recomputes a sample of stored points from scratch and
+requires each to equal the stored frame exactly.
+
+Import floor: this module imports nothing of dlsched but the package version, so that
+:mod:`dlsched.experiments` (which reads and records stores in ``sweep``) can import it. It
+therefore restates the formula of ``cache_key`` in :func:`point_key` (a test pins the two
+together) and the index rule of ``sweep`` in :func:`tidy_frame` (which ``sweep`` uses).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import importlib.util
+import io
+import json
+import math
+import os
+import re
+import secrets
+import shlex
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+import dlsched
+
+__all__ = [
+    "DEFAULT_PATH",
+    "NOTEBOOK_ENV",
+    "RECORD_ENV",
+    "VOLATILE",
+    "AuditReport",
+    "AuditResult",
+    "ResultStore",
+    "StoreCorruptError",
+    "StoreWriter",
+    "audit",
+    "code_fingerprint",
+    "fn_path",
+    "is_volatile",
+    "load_fn",
+    "point_key",
+    "record",
+    "regenerate",
+    "select_sample",
+]
+
+PACKAGE = Path(__file__).resolve().parent
+REPO = PACKAGE.parent
+DEFAULT_PATH = REPO / "data" / "results"
+MANIFEST = "manifest.json"
+FORMAT = 1
+RECORD_ENV = "DLSCHED_STORE_RECORD"
+NOTEBOOK_ENV = "DLSCHED_NOTEBOOK"
+ZSTD_LEVEL = 19
+
+_KEY_RE = re.compile(r"^[0-9a-f]{64}$")
+
+# --------------------------------------------------------------------------- experiment functions
+
+#: Experiment functions (``"module:qualname"``) whose frames contain wall-clock times (solver or
+#: search seconds), so a recomputation never equals the stored frame: stored with
+#: ``audit: false`` and skipped by :func:`audit`. A function outside this set can say the same
+#: with the attribute ``fn.volatile = True``.
+VOLATILE = frozenset(
+    {
+        "dlsched.oasis.experiments:ratio_run",  # solve_seconds
+        "dlsched.aonline.experiments:ratio_run",  # solve_seconds
+        "dlsched.aonline.checks:ratio_run",  # opt_seconds
+        "dlsched.pdors.checks:ratio_run",  # milp_seconds
+        "dlsched.pdors.checks:quantisation_run",  # seconds
+    }
+)
+
+
+def fn_path(fn: Callable[..., Any] | str) -> str:
+    """Import path ``"module:qualname"`` of a module-level function (a str is checked and returned).
+
+    Raises
+    ------
+    TypeError
+        If ``fn`` is not a module-level (importable) function or such a path.
+    """
+    if isinstance(fn, str):
+        module, sep, qualname = fn.partition(":")
+        if not sep or not module or not qualname or "<" in qualname:
+            raise TypeError(f"experiment function path must be 'module:qualname', got {fn!r}")
+        return fn
+    module = getattr(fn, "__module__", None)
+    qualname = getattr(fn, "__qualname__", None)
+    if not callable(fn) or not module or not qualname or "<" in qualname:
+        raise TypeError(f"experiment function must be a module-level function, got {fn!r}")
+    return f"{module}:{qualname}"
+
+
+def load_fn(path: str) -> Callable[[dict], pd.DataFrame]:
+    """Import the function named ``"module:qualname"``."""
+    module, _, qualname = fn_path(path).partition(":")
+    obj: Any = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def is_volatile(fn: Callable[..., Any] | str) -> bool:
+    """Whether ``fn``'s frames hold wall-clock measurements: ``fn.volatile is True`` or its import
+    path is in :data:`VOLATILE`. Such points are stored with ``audit: false``."""
+    if not isinstance(fn, str) and getattr(fn, "volatile", False) is True:
+        return True
+    return fn_path(fn) in VOLATILE
+
+
+def point_key(fn: Callable[..., Any] | str, params: Mapping[str, Any], version: str | None = None) -> str:
+    """The key of a point from canonical JSON ``params``: the formula of
+    :func:`dlsched.experiments.cache_key` (sha256 of ``{"fn": "module.qualname", "params": ...,
+    "version": ...}`` with sorted keys and compact separators).
+
+    ``params`` must already be canonical (JSON values only, as in the manifest); ``version``
+    defaults to ``dlsched.__version__``.
+    """
+    doc = {
+        "fn": fn_path(fn).replace(":", ".", 1),
+        "params": dict(params),
+        "version": dlsched.__version__ if version is None else version,
+    }
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+# --------------------------------------------------------------------------- code fingerprints
+
+WINGS = ("oasis", "optimus", "pdors", "aonline", "specon")
+#: Files every point depends on (relative to the package folder).
+COMMON_FILES = ("core/*.py", "baselines/*.py", "experiments.py", "workloads.py", "traces.py", "registry.py")
+#: Modules of another wing that a wing imports on purpose (see tests/test_import_floors.py).
+WING_EXTRAS = {"specon": ("optimus/curves.py",)}
+
+_FP_MEMO: dict[str, tuple[tuple, str]] = {}
+
+
+def _fingerprint_files(path: str) -> list[tuple[str, Path]]:
+    module = path.partition(":")[0]
+    parts = module.split(".")
+    patterns = list(COMMON_FILES)
+    extra: list[tuple[str, Path]] = []
+    if parts[0] == "dlsched":
+        floor = parts[1] if len(parts) > 1 else ""
+        if floor in WINGS:
+            patterns += [f"{floor}/*.py", *WING_EXTRAS.get(floor, ())]
+        else:  # arena, experiments, registry-driven functions: any wing may run
+            patterns += [f"{w}/*.py" for w in WINGS]
+            if floor == "arena":
+                patterns.append("arena/*.py")
+            elif floor:
+                patterns.append(f"{floor}.py")
+    else:  # a function outside the package: its own source file
+        spec = importlib.util.find_spec(module)
+        if spec is None or not spec.origin or not os.path.isfile(spec.origin):
+            raise ValueError(f"code_fingerprint: cannot find the source of module {module!r}")
+        extra.append((f"<{module}>", Path(spec.origin)))
+    files = {
+        p.relative_to(PACKAGE).as_posix(): p for pat in patterns for p in PACKAGE.glob(pat) if p.is_file()
+    }
+    return sorted(files.items()) + extra
+
+
+def code_fingerprint(fn: Callable[..., Any] | str) -> str:
+    """sha256 of the source files a point of ``fn`` depends on.
+
+    The rule: the files ``dlsched/core/*.py``, ``dlsched/baselines/*.py``,
+    ``dlsched/experiments.py``, ``dlsched/workloads.py``, ``dlsched/traces.py`` and
+    ``dlsched/registry.py``, plus
+
+    * for ``fn`` in a wing ``dlsched.<wing>`` (oasis, optimus, pdors, aonline, specon): that wing's
+      ``dlsched/<wing>/*.py`` and the other-wing modules it imports on purpose
+      (:data:`WING_EXTRAS`: SpeCon's model uses ``optimus/curves.py``);
+    * for ``fn`` in ``dlsched.arena`` or another module of dlsched (e.g.
+      ``dlsched.experiments.simulation_jobs``, which runs any registered policy): every wing, plus
+      ``dlsched/arena/*.py`` or the module's own file;
+    * for ``fn`` outside dlsched (tests, user code): its module's source file.
+
+    Files are hashed in sorted order of their paths relative to the package (path, length and
+    bytes with CRLF read as LF, so a Windows checkout gives the same fingerprint). Data files and
+    plotting code are not included. Results are memoised per function and file stat signature.
+
+    Parameters
+    ----------
+    fn : callable or str
+        The experiment function or its ``"module:qualname"``.
+
+    Returns
+    -------
+    str
+        64 lowercase hex digits.
+    """
+    path = fn_path(fn)
+    files = _fingerprint_files(path)
+    sig = tuple((name, p.stat().st_mtime_ns, p.stat().st_size) for name, p in files)
+    memo = _FP_MEMO.get(path)
+    if memo is not None and memo[0] == sig:
+        return memo[1]
+    h = hashlib.sha256()
+    for name, p in files:
+        data = p.read_bytes().replace(b"\r\n", b"\n")
+        h.update(f"{name}\0{len(data)}\0".encode())
+        h.update(data)
+    digest = h.hexdigest()
+    _FP_MEMO[path] = (sig, digest)
+    return digest
+
+
+# --------------------------------------------------------------------------- frames
+
+
+def tidy_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """A sweep point's frame as ``sweep`` keeps it: named index levels become columns, an unnamed
+    index is dropped."""
+    if any(name is not None for name in df.index.names):
+        return df.reset_index()
+    return df.reset_index(drop=True)
+
+
+def encode(df: pd.DataFrame) -> bytes:
+    """The stored bytes of a frame: parquet (pyarrow), zstd level 19, no index."""
+    buf = io.BytesIO()
+    df.to_parquet(buf, engine="pyarrow", compression="zstd", compression_level=ZSTD_LEVEL, index=False)
+    return buf.getvalue()
+
+
+def decode(data: bytes) -> pd.DataFrame:
+    """Inverse of :func:`encode` (the reader ``sweep`` uses for every point)."""
+    return pd.read_parquet(io.BytesIO(data), engine="pyarrow")
+
+
+def recompute(
+    fn: Callable[[dict], pd.DataFrame] | str, params: Mapping[str, Any]
+) -> tuple[pd.DataFrame, float]:
+    """Compute one point from scratch: ``fn(params)``, :func:`tidy_frame`, parquet round trip.
+
+    Returns the frame and the seconds ``fn`` took. Raises TypeError if ``fn`` returns no frame.
+    """
+    f = load_fn(fn) if isinstance(fn, str) else fn
+    t0 = time.perf_counter()
+    out = f(json.loads(json.dumps(dict(params))))
+    seconds = time.perf_counter() - t0
+    if not isinstance(out, pd.DataFrame):
+        raise TypeError(f"{fn_path(fn)} returned {type(out).__name__}, not a DataFrame, for {dict(params)!r}")
+    return decode(encode(tidy_frame(out))), seconds
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _check_key(key: Any) -> str:
+    if not isinstance(key, str) or not _KEY_RE.match(key):
+        raise ValueError(f"store key must be 64 lowercase hex digits, got {key!r}")
+    return key
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        with open(tmp, "xb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
+
+
+def _manifest_bytes(entries: Mapping[str, Mapping[str, Any]]) -> bytes:
+    doc = {"format": FORMAT, "entries": {k: dict(entries[k]) for k in sorted(entries)}}
+    return (json.dumps(doc, indent=1, sort_keys=True) + "\n").encode()
+
+
+def regenerate_hint(
+    key: str, entry: Mapping[str, Any] | None, store_path: str | os.PathLike[str] | None = None
+) -> str:
+    """The command that recomputes a stored point: ``dlsched reproduce --only NN --mode full --fresh``
+    for its notebook (a ``notebook`` whose name starts with digits), else a ``python -c`` calling
+    :func:`regenerate` with the function, the JSON params and (if not the default) the store folder."""
+    if entry is None:
+        return f"regenerate the store entry {key[:12]}"
+    nb = entry.get("notebook")
+    m = re.match(r"(\d+)", Path(str(nb)).name) if nb else None
+    if m:
+        return f"dlsched reproduce --only {m.group(1)} --mode full --fresh"
+    code = (
+        "import json, sys; from dlsched.store import regenerate; "
+        "regenerate(sys.argv[1], json.loads(sys.argv[2]), *sys.argv[3:])"
+    )
+    args = [str(entry["fn"]), json.dumps(entry["params"], sort_keys=True)]
+    if store_path is not None and Path(store_path).resolve() != DEFAULT_PATH.resolve():
+        args.append(str(store_path))
+    return " ".join(["python", "-c", *(shlex.quote(a) for a in [code, *args])])
+
+
+# --------------------------------------------------------------------------- the store
+
+
+class StoreCorruptError(RuntimeError):
+    """A manifest entry whose file is missing or whose bytes do not match its sha256.
+
+    ``key`` names the entry; the message says how to regenerate it.
+    """
+
+    def __init__(self, message: str, key: str) -> None:
+        super().__init__(message)
+        self.key = key
+
+
+def _recover(path: Path) -> None:
+    """Finish or undo a commit that died between its two renames (see :class:`StoreWriter`)."""
+    olds = sorted(path.parent.glob(f".{path.name}.old-*"), key=lambda p: p.stat().st_mtime_ns)
+    if not olds:
+        return
+    if not path.exists():  # died after moving the old store away: put it back
+        os.rename(olds.pop(), path)
+    for p in olds:  # the swap completed; the old copy is garbage
+        shutil.rmtree(p, ignore_errors=True)
+
+
+class ResultStore:
+    """A folder of stored sweep points with a manifest (see the module docstring).
+
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        The folder; default :data:`DEFAULT_PATH` (``data/results`` of the repository). A missing
+        folder is an empty store (nothing is created until a commit).
+
+    Raises
+    ------
+    NotADirectoryError
+        If ``path`` exists and is not a folder.
+    ValueError
+        If ``manifest.json`` is not a manifest of this format.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self.path = Path(DEFAULT_PATH if path is None else path)
+        if self.path.exists() and not self.path.is_dir():
+            raise NotADirectoryError(f"ResultStore: path {str(self.path)!r} is not a folder")
+        if self.path.parent.is_dir():
+            _recover(self.path)
+        self._loaded: tuple[tuple, dict[str, dict]] | None = None
+        self._fingerprints: dict[str, str] = {}
+
+    def __repr__(self) -> str:
+        return f"ResultStore({str(self.path)!r})"
+
+    # -- manifest
+    def _manifest(self) -> dict[str, dict]:
+        file = self.path / MANIFEST
+        try:
+            st = file.stat()
+        except FileNotFoundError:
+            return {}
+        sig = (st.st_mtime_ns, st.st_size, st.st_ino)
+        if self._loaded is None or self._loaded[0] != sig:
+            try:
+                doc = json.loads(file.read_text(encoding="utf-8"))
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"ResultStore: {str(file)!r} is not valid JSON ({exc})") from exc
+            if (
+                not isinstance(doc, dict)
+                or doc.get("format") != FORMAT
+                or not isinstance(doc.get("entries"), dict)
+            ):
+                raise ValueError(f"ResultStore: {str(file)!r} is not a format-{FORMAT} manifest")
+            self._loaded = (sig, doc["entries"])
+        return self._loaded[1]
+
+    def entries(self) -> dict[str, dict]:
+        """A copy of the manifest's entries, ``{key: entry}``, sorted by key."""
+        m = self._manifest()
+        return {k: dict(m[k]) for k in sorted(m)}
+
+    def entry(self, key: str) -> dict | None:
+        """The manifest entry of ``key`` (a copy), or None."""
+        e = self._manifest().get(key)
+        return None if e is None else dict(e)
+
+    def __contains__(self, key: object) -> bool:
+        """Whether the manifest lists ``key`` (stale or not)."""
+        return isinstance(key, str) and key in self._manifest()
+
+    def __len__(self) -> int:
+        return len(self._manifest())
+
+    def size_bytes(self) -> int:
+        """Bytes of the manifest and of the files it lists (missing files count 0)."""
+        total = 0
+        for name in [MANIFEST, *(f"{k}.parquet" for k in self._manifest())]:
+            with contextlib.suppress(FileNotFoundError):
+                total += (self.path / name).stat().st_size
+        return total
+
+    # -- staleness
+    def _fingerprint(self, path: str) -> str:
+        if path not in self._fingerprints:
+            self._fingerprints[path] = code_fingerprint(path)
+        return self._fingerprints[path]
+
+    def stale_reason(self, key: str) -> str | None:
+        """Why the entry of ``key`` is stale (``"fingerprint"`` or ``"version"``), or None.
+
+        Fingerprints are computed once per store object and function.
+        """
+        e = self._manifest().get(key)
+        if e is None:
+            return None
+        if e.get("version") != dlsched.__version__:
+            return "version"
+        if e.get("fingerprint") != self._fingerprint(e["fn"]):
+            return "fingerprint"
+        return None
+
+    def stale(self) -> list[str]:
+        """Keys of the stale entries, sorted."""
+        return [k for k in sorted(self._manifest()) if self.stale_reason(k) is not None]
+
+    # -- reading
+    def read_bytes(self, key: str) -> bytes | None:
+        """The verified bytes of ``key``'s file, or None if the manifest does not list it.
+
+        Raises
+        ------
+        StoreCorruptError
+            If the file is missing or its sha256 differs from the manifest's.
+        """
+        e = self._manifest().get(_check_key(key))
+        if e is None:
+            return None
+        file = self.path / f"{key}.parquet"
+        hint = regenerate_hint(key, e, self.path)
+        try:
+            data = file.read_bytes()
+        except FileNotFoundError:
+            raise StoreCorruptError(
+                f"results store {str(self.path)!r}: entry {key} ({e.get('fn')}) is in the manifest but "
+                f"its file {file.name} is missing; regenerate it: {hint}",
+                key,
+            ) from None
+        if _sha256(data) != e.get("sha256"):
+            raise StoreCorruptError(
+                f"results store {str(self.path)!r}: entry {key} ({e.get('fn')}): {file.name} does not "
+                f"match its sha256 in the manifest; regenerate it: {hint}",
+                key,
+            )
+        return data
+
+    def get(self, key: str, *, allow_stale: bool = False) -> pd.DataFrame | None:
+        """The stored frame of ``key``.
+
+        Parameters
+        ----------
+        key : str
+            A :func:`dlsched.experiments.cache_key`.
+        allow_stale : bool, default False
+            Serve an entry even if its fingerprint or version differs from the current code's.
+
+        Returns
+        -------
+        pandas.DataFrame or None
+            None if the manifest does not list ``key``, or if the entry is stale and
+            ``allow_stale`` is False (the caller recomputes).
+
+        Raises
+        ------
+        StoreCorruptError
+            If the (non-stale) entry's file is missing or does not match its sha256.
+        ValueError
+            If ``key`` is not 64 hex digits.
+        """
+        if _check_key(key) not in self._manifest():
+            return None
+        if not allow_stale and self.stale_reason(key) is not None:
+            return None
+        data = self.read_bytes(key)
+        return None if data is None else decode(data)
+
+    # -- writing
+    def staging(self, path: str | os.PathLike[str] | None = None) -> StoreWriter:
+        """A :class:`StoreWriter` for this store (use as a context manager: commit on success)."""
+        return StoreWriter(self, path)
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def record(
+    staging: str | os.PathLike[str],
+    key: str,
+    fn: Callable[..., Any] | str,
+    params: Mapping[str, Any],
+    frame: pd.DataFrame,
+    seconds: float,
+    *,
+    notebook: str | None = None,
+) -> dict:
+    """Record one computed point into a staging folder: ``<key>.parquet`` then ``<key>.json``.
+
+    Parameters
+    ----------
+    staging : path
+        The staging folder (created if missing), e.g. ``$DLSCHED_STORE_RECORD``.
+    key : str
+        The point's ``cache_key``; checked against ``fn`` and ``params``.
+    fn : callable or str
+        The experiment function.
+    params : Mapping
+        Canonical JSON parameters.
+    frame : pandas.DataFrame
+        The point's (tidy) frame.
+    seconds : float
+        Compute time.
+    notebook : str, optional
+        Default: the environment variable ``DLSCHED_NOTEBOOK`` (None if unset).
+
+    Returns
+    -------
+    dict
+        The manifest entry.
+
+    Raises
+    ------
+    ValueError
+        If ``key`` is not the key of ``fn`` and ``params``, or the frame does not survive the
+        round trip through the stored encoding unchanged.
+    """
+    path = fn_path(fn)
+    params = json.loads(json.dumps(dict(params), sort_keys=True))
+    if point_key(path, params) != _check_key(key):
+        raise ValueError(f"record: key {key} is not the key of {path} with params {params!r}")
+    data = encode(frame)
+    try:  # the stored encoding must give back the very frame
+        pd.testing.assert_frame_equal(decode(data), frame, check_exact=True)
+    except AssertionError as exc:
+        raise ValueError(f"record: the frame of {path} {params!r} changes when stored: {exc}") from exc
+    entry = {
+        "fn": path,
+        "params": params,
+        "version": dlsched.__version__,
+        "fingerprint": code_fingerprint(fn),
+        "seconds": round(float(seconds), 3) if math.isfinite(seconds) else None,
+        "sha256": _sha256(data),
+        "rows": len(frame),
+        "notebook": (os.environ.get(NOTEBOOK_ENV) or None) if notebook is None else notebook,
+        "audit": not is_volatile(fn),
+    }
+    folder = Path(staging)
+    folder.mkdir(parents=True, exist_ok=True)
+    _write_atomic(folder / f"{key}.parquet", data)
+    _write_atomic(folder / f"{key}.json", json.dumps(entry, sort_keys=True).encode())
+    return entry
+
+
+def _staged(folder: Path) -> dict[str, dict]:
+    """Complete records of a staging folder (json and parquet present, sha256 matching)."""
+    out = {}
+    for j in sorted(folder.glob("*.json")):
+        key = j.stem
+        if not _KEY_RE.match(key):
+            continue
+        entry = json.loads(j.read_text(encoding="utf-8"))
+        data_file = folder / f"{key}.parquet"
+        if data_file.is_file() and _sha256(data_file.read_bytes()) == entry.get("sha256"):
+            out[key] = entry
+    return out
+
+
+def _link_or_copy(src: Path, dst: Path) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+def _fsync_dir(path: Path) -> None:
+    if os.name == "posix":
+        with contextlib.suppress(OSError):
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+
+class StoreWriter:
+    """Stage new points for a store, then swap them in at once.
+
+    Parameters
+    ----------
+    store : ResultStore or path
+        The target store.
+    staging : path, optional
+        The staging folder (created, or reused with the records already in it). Default: a new
+        folder under ``build/store-staging/`` when the store lies in the repository, else a hidden
+        folder next to the store.
+
+    Notes
+    -----
+    As a context manager the writer commits when the block ends normally and discards the staged
+    points when it raises. :meth:`commit` leaves the store untouched until its final two renames
+    (store -> ``.<name>.old-<token>``, new copy -> store); see :func:`_recover` for a death in
+    between.
+    """
+
+    def __init__(
+        self, store: ResultStore | str | os.PathLike[str], staging: str | os.PathLike[str] | None = None
+    ):
+        self.store = store if isinstance(store, ResultStore) else ResultStore(store)
+        if staging is None:
+            target = self.store.path.resolve()
+            parent = REPO / "build" / "store-staging" if REPO in target.parents else target.parent
+            parent.mkdir(parents=True, exist_ok=True)
+            staging = tempfile.mkdtemp(prefix=f".{target.name}.staging-", dir=parent)
+        self.path = Path(staging)
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.committed: list[str] | None = None
+
+    def __repr__(self) -> str:
+        return f"StoreWriter({self.store!r}, staging={str(self.path)!r})"
+
+    def record(self, key: str, fn: Callable[..., Any] | str, params: Mapping[str, Any], frame: pd.DataFrame,
+               seconds: float, *, notebook: str | None = None) -> dict:  # fmt: skip
+        """Stage one point (see :func:`record`)."""
+        return record(self.path, key, fn, params, frame, seconds, notebook=notebook)
+
+    def staged(self) -> dict[str, dict]:
+        """The complete staged entries, ``{key: entry}``."""
+        return _staged(self.path) if self.path.is_dir() else {}
+
+    def commit(self) -> list[str]:
+        """Swap the staged points into the store and rewrite its manifest; remove the staging folder.
+
+        Returns
+        -------
+        list of str
+            The committed keys (new or replaced), sorted.
+        """
+        staged = self.staged()
+        store = self.store
+        target = store.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        entries = store.entries()
+        entries.update(staged)
+        token = f"{os.getpid()}-{secrets.token_hex(4)}"
+        new = target.parent / f".{target.name}.new-{token}"
+        old = target.parent / f".{target.name}.old-{token}"
+        new.mkdir()
+        try:
+            if target.is_dir():
+                for p in target.iterdir():
+                    if p.name == MANIFEST or (p.suffix == ".parquet" and p.stem in staged):
+                        continue
+                    if p.is_dir():
+                        shutil.copytree(p, new / p.name)
+                    else:
+                        _link_or_copy(p, new / p.name)
+            for key in staged:
+                _link_or_copy(self.path / f"{key}.parquet", new / f"{key}.parquet")
+            _write_atomic(new / MANIFEST, _manifest_bytes(entries))
+            _fsync_dir(new)
+            if target.exists():
+                os.rename(target, old)
+            os.rename(new, target)
+        except BaseException:
+            shutil.rmtree(new, ignore_errors=True)
+            raise
+        _fsync_dir(target.parent)
+        shutil.rmtree(old, ignore_errors=True)
+        self.discard()
+        self.committed = sorted(staged)
+        return self.committed
+
+    def discard(self) -> None:
+        """Delete the staging folder and what it holds; the store is unchanged."""
+        shutil.rmtree(self.path, ignore_errors=True)
+
+    def __enter__(self) -> StoreWriter:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.commit()
+        else:
+            self.discard()
+
+
+def regenerate(fn: Callable[..., Any] | str, params: Mapping[str, Any],
+               store: ResultStore | str | os.PathLike[str] | None = None) -> str:  # fmt: skip
+    """Recompute one point from scratch and commit it into ``store`` (default: the repository's).
+
+    ``params`` must be JSON parameters (as in the manifest). Returns the key.
+    """
+    s = store if isinstance(store, ResultStore) else ResultStore(store)
+    params = json.loads(json.dumps(dict(params), sort_keys=True))
+    key = point_key(fn, params)
+    frame, seconds = recompute(fn, params)
+    with s.staging() as w:
+        w.record(key, fn, params, frame, seconds)
+    return key
+
+
+# --------------------------------------------------------------------------- audit
+
+
+def _rank(seed: int, key: str) -> str:
+    return hashlib.sha256(f"{seed}:{key}".encode()).hexdigest()
+
+
+def select_sample(entries: Mapping[str, Mapping[str, Any]], k: int, seed: int) -> list[str]:
+    """Keys to audit: one point of every experiment function, then others up to ``k`` in total.
+
+    The choice is a deterministic function of the keys and ``seed`` (points ranked by
+    ``sha256(f"{seed}:{key}")``, independent of Python and numpy versions). Per function the
+    chosen point is an auditable one if it has any; the fill-up draws only auditable points. With
+    ``k`` below the number of functions, every function still gets its one point.
+
+    Returns
+    -------
+    list of str
+        Sorted by (fn, key).
+    """
+    by_fn: dict[str, list[str]] = {}
+    for key in entries:
+        by_fn.setdefault(str(entries[key]["fn"]), []).append(key)
+    chosen: set[str] = set()
+    for keys in by_fn.values():
+        auditable = [x for x in keys if entries[x].get("audit", True)] or keys
+        chosen.add(min(auditable, key=lambda x: _rank(seed, x)))
+    rest = sorted((x for x in entries if x not in chosen and entries[x].get("audit", True)),
+                  key=lambda x: _rank(seed, x))  # fmt: skip
+    chosen.update(rest[: max(0, k - len(chosen))])
+    return sorted(chosen, key=lambda x: (str(entries[x]["fn"]), x))
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """One audited point: ``status`` is ``ok``, ``skipped``, ``MISMATCH``, ``CORRUPT`` or ``ERROR``."""
+
+    key: str
+    fn: str
+    status: str
+    seconds: float
+    detail: str = ""
+    stale: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.status not in ("ok", "skipped")
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """The results of :func:`audit`, in the order audited."""
+
+    results: tuple[AuditResult, ...] = field(default_factory=tuple)
+
+    @property
+    def passed(self) -> int:
+        return sum(r.status == "ok" for r in self.results)
+
+    @property
+    def failed(self) -> int:
+        return sum(r.failed for r in self.results)
+
+    @property
+    def skipped(self) -> int:
+        return sum(r.status == "skipped" for r in self.results)
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.failed else 0
+
+
+def _audit_one(store: ResultStore, key: str, entry: Mapping[str, Any]) -> AuditResult:
+    fn = str(entry["fn"])
+    stale = store.stale_reason(key)
+    try:
+        data = store.read_bytes(key)
+    except StoreCorruptError as exc:
+        return AuditResult(key, fn, "CORRUPT", 0.0, str(exc), stale)
+    if point_key(fn, entry["params"], entry.get("version")) != key:
+        detail = "the key is not the hash of the entry's fn, params and version"
+        return AuditResult(key, fn, "CORRUPT", 0.0, detail, stale)
+    if not entry.get("audit", True):
+        return AuditResult(key, fn, "skipped", 0.0, "audit: false (wall-clock results)", stale)
+    assert data is not None
+    try:
+        fresh, seconds = recompute(fn, entry["params"])
+    except Exception as exc:  # the point's own failure is an audit failure, reported
+        return AuditResult(key, fn, "ERROR", 0.0, f"{type(exc).__name__}: {exc}", stale)
+    try:
+        pd.testing.assert_frame_equal(decode(data), fresh, check_exact=True)
+    except AssertionError as exc:
+        return AuditResult(key, fn, "MISMATCH", seconds, " ".join(str(exc).split()), stale)
+    return AuditResult(key, fn, "ok", seconds, "", stale)
+
+
+def audit(
+    store: ResultStore | str | os.PathLike[str] | None = None,
+    *,
+    sample: int | None = None,
+    seed: int = 0,
+    check_all: bool = False,
+    echo: Callable[[str], Any] | None = print,
+) -> AuditReport:
+    """Recompute stored points from scratch and compare them with the store, exactly.
+
+    Each selected point is checked for integrity (file present, sha256, key = hash of fn, params
+    and version: a failure is ``CORRUPT``, never recomputed), then, unless its entry says
+    ``audit: false``, recomputed (:func:`recompute`) and compared with
+    ``pandas.testing.assert_frame_equal(check_exact=True)`` (columns, dtypes, values). A stale
+    entry is audited all the same (its line says so).
+
+    Parameters
+    ----------
+    store : ResultStore or path, optional
+        Default: the repository's ``data/results``.
+    sample : int, optional
+        Audit :func:`select_sample` of ``sample`` points with ``seed``.
+    seed : int, default 0
+    check_all : bool, default False
+        Audit every entry. Exactly one of ``sample`` and ``check_all`` must be given.
+    echo : callable or None, default print
+        Receives one line per point (``status fn key seconds``; on a failure also the params and
+        the regeneration command), then ``"<n> skipped ..."`` if any, then ``"N passed, M failed"``.
+
+    Returns
+    -------
+    AuditReport
+        ``exit_code`` is 0 only if no point failed.
+
+    Raises
+    ------
+    ValueError
+        If neither or both of ``sample`` / ``check_all`` are given, ``sample < 1`` or ``seed < 0``.
+    FileNotFoundError
+        If the store has no ``manifest.json``.
+    """
+    if (sample is None) == (not check_all):
+        raise ValueError("audit: give exactly one of sample=K or check_all=True")
+    if sample is not None and (isinstance(sample, bool) or not isinstance(sample, int) or sample < 1):
+        raise ValueError(f"audit: sample must be an int >= 1, got {sample!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"audit: seed must be an int >= 0, got {seed!r}")
+    s = store if isinstance(store, ResultStore) else ResultStore(store)
+    if not (s.path / MANIFEST).is_file():
+        raise FileNotFoundError(f"audit: no results store at {str(s.path)!r} ({MANIFEST} missing)")
+    entries = s.entries()
+    keys = (
+        sorted(entries, key=lambda x: (entries[x]["fn"], x))
+        if check_all
+        else select_sample(entries, sample, seed)
+    )
+    say = echo if echo is not None else (lambda _line: None)
+    results = []
+    for key in keys:
+        r = _audit_one(s, key, entries[key])
+        results.append(r)
+        note = f"  (stale: {r.stale} differs; not served)" if r.stale else ""
+        say(f"{r.status:<8} {r.fn}  {key[:12]}  {r.seconds:.2f} s{note}")
+        if r.failed:
+            say(f"    {r.detail[:2000]}")
+            say(f"    params: {json.dumps(entries[key]['params'], sort_keys=True)}")
+            say(f"    regenerate: {regenerate_hint(key, entries[key], s.path)}")
+    report = AuditReport(tuple(results))
+    if report.skipped:
+        say(f"{report.skipped} skipped (audit: false, results with wall-clock times)")
+    say(f"{report.passed} passed, {report.failed} failed")
+    return report
+
+
+def stale_report(store: ResultStore | str | os.PathLike[str] | None = None,
+                 echo: Callable[[str], Any] | None = print) -> list[str]:  # fmt: skip
+    """List the stale entries (one line each: fn, short key, what differs); return their keys.
+
+    Raises FileNotFoundError if the store has no manifest.
+    """
+    s = store if isinstance(store, ResultStore) else ResultStore(store)
+    if not (s.path / MANIFEST).is_file():
+        raise FileNotFoundError(f"no results store at {str(s.path)!r} ({MANIFEST} missing)")
+    say = echo if echo is not None else (lambda _line: None)
+    entries = s.entries()
+    stale = s.stale()
+    for key in stale:
+        say(f"stale    {entries[key]['fn']}  {key[:12]}  ({s.stale_reason(key)} differs)")
+    say(f"{len(stale)} stale of {len(entries)} entries")
+    return stale

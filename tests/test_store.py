@@ -1,0 +1,350 @@
+"""Tests of the committed results store (dlsched.store), sweep(store=...) and ``dlsched audit``.
+
+Round trip and sha256, corrupt / missing / stale entries, the lookup order store -> cache ->
+compute, recording through ``DLSCHED_STORE_RECORD`` with an atomic commit, the audit (pass,
+tampered value, bad sha256, skipped volatile points, deterministic sampling) and the CLI's exit
+codes. The experiment functions are the tiny ones of tests/_store_fns.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import _store_fns as fns
+import pytest
+from pandas.testing import assert_frame_equal
+
+import dlsched
+from dlsched import cli, store
+from dlsched.experiments import cache_key, param_grid, sweep
+from dlsched.store import ResultStore, StoreCorruptError, StoreWriter
+
+TESTS_DIR = str(Path(__file__).resolve().parent)
+GRID = param_grid({"n": 5}, seed=[0, 1, 2])
+XGRID = param_grid(x=[1.5, 2.5])
+FNS = {"_store_fns:frame", "_store_fns:other", "_store_fns:timed"}
+
+
+@pytest.fixture(autouse=True)
+def _clean(monkeypatch):
+    monkeypatch.delenv(store.RECORD_ENV, raising=False)
+    monkeypatch.delenv(store.NOTEBOOK_ENV, raising=False)
+    fns.CALLS.clear()
+    yield
+    fns.CALLS.clear()
+
+
+def _fill(path: Path, fn=fns.frame, grid=GRID, notebook: str | None = None) -> ResultStore:
+    """A store at ``path`` holding ``grid``'s points of ``fn`` (computed through a sweep)."""
+    s = ResultStore(path)
+    writer = s.staging()
+    env = {store.RECORD_ENV: str(writer.path)}
+    if notebook:
+        env[store.NOTEBOOK_ENV] = notebook
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        sweep(fn, grid, scheduler="serial", store=s)
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    writer.commit()
+    return s
+
+
+def _snapshot(path: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(path.iterdir())} if path.exists() else {}
+
+
+def _edit_entry(s: ResultStore, key: str, **changes) -> None:
+    doc = json.loads((s.path / "manifest.json").read_text())
+    doc["entries"][key].update(changes)
+    (s.path / "manifest.json").write_text(json.dumps(doc, indent=1, sort_keys=True))
+
+
+def _tamper_value(s: ResultStore, key: str) -> None:
+    """Change one value of the stored frame and fix up the sha256 (an undetectable edit but for audit)."""
+    df = s.get(key)
+    df.loc[1, "value"] = df.loc[1, "value"] + 1e-12
+    data = store.encode(df)
+    (s.path / f"{key}.parquet").write_bytes(data)
+    _edit_entry(s, key, sha256=hashlib.sha256(data).hexdigest())
+
+
+# --------------------------------------------------------------------------- keys, fingerprints
+
+
+def test_point_key_is_cache_key():
+    for p in [*GRID, {"seed": 1, "nested": {"a": [1, 2.0, None]}, "t": "x"}]:
+        canonical = json.loads(json.dumps(p))
+        assert store.point_key(fns.frame, canonical) == cache_key(fns.frame, p)
+        assert store.point_key("_store_fns:frame", canonical) == cache_key(fns.frame, p)
+
+
+def test_fingerprint_rule_and_source_change(tmp_path, monkeypatch):
+    files = [name for name, _ in store._fingerprint_files("dlsched.oasis.experiments:ratio_run")]
+    assert "oasis/policy.py" in files and "core/simulator.py" in files and "registry.py" in files
+    assert not any(f.startswith(("pdors/", "specon/", "arena/")) for f in files)
+    specon = [name for name, _ in store._fingerprint_files("dlsched.specon.experiments:pair_run")]
+    assert "optimus/curves.py" in specon
+    arena = [name for name, _ in store._fingerprint_files("dlsched.arena.experiments:arena_point")]
+    assert all(any(f.startswith(f"{w}/") for f in arena) for w in (*store.WINGS, "arena"))
+
+    mod = tmp_path / "fp_probe_mod.py"
+    mod.write_text("def f(params):\n    return None\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    before = store.code_fingerprint("fp_probe_mod:f")
+    assert before == store.code_fingerprint("fp_probe_mod:f")
+    mod.write_text("def f(params):\n    return 1\n")
+    os.utime(mod, ns=(1, 1))  # a different stat signature, whatever the clock resolution
+    assert store.code_fingerprint("fp_probe_mod:f") != before
+
+
+def test_volatile_rule():
+    assert store.is_volatile(fns.timed) and not store.is_volatile(fns.frame)
+    assert store.is_volatile("dlsched.oasis.experiments:ratio_run")
+
+
+# --------------------------------------------------------------------------- store and writer
+
+
+def test_round_trip_sha256_and_manifest(tmp_path, monkeypatch):
+    monkeypatch.setenv(store.NOTEBOOK_ENV, "07_demo.ipynb")
+    s = ResultStore(tmp_path / "results")
+    assert len(s) == 0 and s.get(cache_key(fns.frame, GRID[0])) is None and not s.path.exists()
+    with s.staging() as w:
+        for p in GRID:
+            frame, seconds = store.recompute(fns.frame, p)
+            w.record(cache_key(fns.frame, p), fns.frame, p, frame, seconds)
+        staging = w.path
+    assert not staging.exists()
+    assert len(s) == 3 and s.size_bytes() > 0
+    for p in GRID:
+        key = cache_key(fns.frame, p)
+        assert key in s
+        e = s.entry(key)
+        data = (s.path / f"{key}.parquet").read_bytes()
+        assert e["sha256"] == hashlib.sha256(data).hexdigest()
+        assert e["fn"] == "_store_fns:frame" and e["params"] == p and e["rows"] == 5
+        assert e["version"] == dlsched.__version__ and e["fingerprint"] == store.code_fingerprint(fns.frame)
+        assert e["notebook"] == "07_demo.ipynb" and e["audit"] is True and e["seconds"] >= 0
+        assert_frame_equal(s.get(key), store.recompute(fns.frame, p)[0], check_exact=True)
+    doc = json.loads((s.path / "manifest.json").read_text())
+    assert doc["format"] == 1 and sorted(doc["entries"]) == sorted(s.entries())
+
+
+def test_store_frames_equal_fresh_sweep(tmp_path):
+    fresh = sweep(fns.frame, GRID, scheduler="serial")
+    s = _fill(tmp_path / "results")
+    fns.CALLS.clear()
+    stored = sweep(fns.frame, GRID, scheduler="serial", store=s)
+    assert fns.CALLS == []
+    assert_frame_equal(stored, fresh, check_exact=True)
+    assert str(stored["kind"].dtype) == "category" and stored["count"].dtype == "int32"
+    # a path works as well as a ResultStore, and a named index survives too
+    sx = _fill(tmp_path / "results", fn=fns.other, grid=XGRID)
+    assert len(sx) == 5
+    assert_frame_equal(sweep(fns.other, XGRID, scheduler="serial", store=str(s.path)),
+                       sweep(fns.other, XGRID, scheduler="serial"), check_exact=True)  # fmt: skip
+
+
+def test_corrupt_and_missing_files_raise(tmp_path):
+    s = _fill(tmp_path / "results")
+    k0, k1 = (cache_key(fns.frame, p) for p in GRID[:2])
+    file0 = s.path / f"{k0}.parquet"
+    file0.write_bytes(file0.read_bytes()[:-1] + b"\0")
+    with pytest.raises(StoreCorruptError, match=k0) as info:
+        s.get(k0)
+    assert info.value.key == k0 and "regenerate" in str(info.value)
+    with pytest.raises(StoreCorruptError, match=k0):  # a sweep never recomputes it silently
+        sweep(fns.frame, GRID, scheduler="serial", store=s)
+    (s.path / f"{k1}.parquet").unlink()
+    with pytest.raises(StoreCorruptError, match=f"{k1}.*missing"):
+        s.get(k1)
+
+
+def test_stale_entry_not_served(tmp_path):
+    s = _fill(tmp_path / "results")
+    k0 = cache_key(fns.frame, GRID[0])
+    _edit_entry(s, k0, fingerprint="0" * 64)
+    s = ResultStore(s.path)
+    assert s.stale() == [k0] and s.stale_reason(k0) == "fingerprint"
+    assert s.get(k0) is None
+    assert_frame_equal(s.get(k0, allow_stale=True), store.recompute(fns.frame, GRID[0])[0])
+    fns.CALLS.clear()
+    sweep(fns.frame, GRID, scheduler="serial", store=s)
+    assert fns.CALLS == [GRID[0]]
+    lines: list[str] = []
+    assert store.stale_report(s, echo=lines.append) == [k0]
+    assert k0[:12] in lines[0] and lines[-1] == "1 stale of 3 entries"
+
+
+def test_lookup_order_store_then_cache_then_compute(tmp_path):
+    s = _fill(tmp_path / "results", grid=GRID[:1])
+    cache = tmp_path / "cache"
+    sweep(fns.frame, GRID[1:2], scheduler="serial", cache_dir=cache)
+    fns.CALLS.clear()
+    out = sweep(fns.frame, GRID, scheduler="serial", cache_dir=cache, store=s)
+    assert fns.CALLS == [GRID[2]]  # GRID[0] from the store, GRID[1] from the cache
+    assert_frame_equal(out, sweep(fns.frame, GRID, scheduler="serial"), check_exact=True)
+    assert len(ResultStore(s.path)) == 1  # reading never writes the store
+
+
+def test_record_env_recomputes_and_commit_swaps(tmp_path, monkeypatch):
+    s = _fill(tmp_path / "results", grid=GRID[:1])
+    before = _snapshot(s.path)
+    writer = s.staging()
+    monkeypatch.setenv(store.RECORD_ENV, str(writer.path))
+    monkeypatch.setenv(store.NOTEBOOK_ENV, "12_regen.ipynb")
+    cache = tmp_path / "cache"
+    sweep(fns.frame, GRID[1:2], scheduler="serial", cache_dir=cache)
+    fns.CALLS.clear()
+    sweep(fns.frame, GRID, scheduler="serial", cache_dir=cache, store=s)
+    assert fns.CALLS == GRID  # fresh: neither the store nor the cache is read
+    assert sorted(writer.staged()) == sorted(cache_key(fns.frame, p) for p in GRID)
+    assert _snapshot(s.path) == before  # nothing reaches the store before commit
+    fns.CALLS.clear()
+    sweep(fns.frame, GRID, scheduler="serial")  # without a store, recording is off
+    assert len(writer.staged()) == 3
+    assert writer.commit() == sorted(cache_key(fns.frame, p) for p in GRID)
+    assert len(s) == 3 and all(e["notebook"] == "12_regen.ipynb" for e in s.entries().values())
+    assert not writer.path.exists()
+    assert [p.name for p in s.path.parent.iterdir() if p.name.startswith(".")] == []
+
+
+def test_interrupted_writer_leaves_store_unchanged(tmp_path, monkeypatch):
+    s = _fill(tmp_path / "results", grid=GRID[:2])
+    before = _snapshot(s.path)
+    with pytest.raises(RuntimeError, match="interrupted"), s.staging() as w:
+        frame, secs = store.recompute(fns.frame, GRID[2])
+        w.record(cache_key(fns.frame, GRID[2]), fns.frame, GRID[2], frame, secs)
+        raise RuntimeError("interrupted")
+    assert _snapshot(s.path) == before and not w.path.exists()
+
+    # a failure inside commit (before the swap) leaves the store and no temporary folder
+    w = StoreWriter(s.path)
+    frame, secs = store.recompute(fns.frame, GRID[2])
+    w.record(cache_key(fns.frame, GRID[2]), fns.frame, GRID[2], frame, secs)
+
+    def boom(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(store, "_manifest_bytes", boom)
+    with pytest.raises(OSError, match="disk full"):
+        w.commit()
+    monkeypatch.undo()
+    assert _snapshot(s.path) == before
+    leftovers = [p.name for p in s.path.parent.iterdir() if p.name.startswith(".")]
+    assert leftovers == [w.path.name]  # only the staging folder stays, for a retry
+
+    # a death between the two renames: the next ResultStore puts the old store back
+    os.rename(s.path, s.path.parent / ".results.old-1-abcd")
+    assert _snapshot(ResultStore(s.path).path) == before
+    assert w.commit() and len(ResultStore(s.path)) == 3
+
+
+# --------------------------------------------------------------------------- audit
+
+
+def _mixed_store(path: Path) -> ResultStore:
+    _fill(path, grid=param_grid({"n": 5}, seed=range(6)), notebook="07_demo.ipynb")
+    _fill(path, fn=fns.other, grid=XGRID)
+    return _fill(path, fn=fns.timed, grid=[{"n": 10}])
+
+
+def test_audit_passes_and_skips_volatile(tmp_path):
+    s = _mixed_store(tmp_path / "results")
+    lines: list[str] = []
+    report = store.audit(s, check_all=True, echo=lines.append)
+    assert (report.passed, report.failed, report.skipped, report.exit_code) == (8, 0, 1, 0)
+    assert lines[-1] == "8 passed, 0 failed"
+    assert sum(line.startswith("skipped") and "_store_fns:timed" in line for line in lines) == 1
+
+
+def test_audit_fails_on_tampered_value_and_bad_sha256(tmp_path):
+    s = _mixed_store(tmp_path / "results")
+    p_bad = {"n": 5, "seed": 3}
+    k_bad = cache_key(fns.frame, p_bad)
+    _tamper_value(s, k_bad)
+    assert s.get(k_bad) is not None  # the sha256 is fixed up: only a recomputation can tell
+    k_sha = cache_key(fns.other, XGRID[0])
+    _edit_entry(s, k_sha, sha256="f" * 64)
+    lines: list[str] = []
+    report = store.audit(s, check_all=True, echo=lines.append)
+    assert (report.passed, report.failed, report.exit_code) == (6, 2, 1)
+    assert lines[-1] == "6 passed, 2 failed"
+    text = "\n".join(lines)
+    mismatch = next(line for line in lines if line.startswith("MISMATCH"))
+    assert "_store_fns:frame" in mismatch and k_bad[:12] in mismatch
+    assert json.dumps(p_bad, sort_keys=True) in text
+    assert "dlsched reproduce --only 07 --mode full --fresh" in text
+    corrupt = next(line for line in lines if line.startswith("CORRUPT"))
+    assert k_sha[:12] in corrupt and "python -c" in text and "regenerate(sys.argv[1]" in text
+    assert "_store_fns:other '{\"x\": 1.5}' " in text
+
+
+def test_sample_covers_every_fn_and_is_deterministic(tmp_path):
+    s = _mixed_store(tmp_path / "results")
+    entries = s.entries()
+    for k in (1, 4, 6):
+        picks = [store.select_sample(entries, k, seed) for seed in range(5)]
+        for pick in picks:
+            assert {entries[x]["fn"] for x in pick} == FNS
+            assert len(pick) == max(k, 3)
+        assert picks[0] == store.select_sample(entries, k, 0)
+    assert len({tuple(store.select_sample(entries, 4, seed)) for seed in range(10)}) > 1
+    report = store.audit(s, sample=4, seed=3, echo=None)
+    assert len(report.results) == 4 and report.exit_code == 0
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def test_cli_exit_codes(tmp_path, capsys):
+    s = _mixed_store(tmp_path / "results")
+    path = str(s.path)
+    assert cli.main(["audit", "--sample", "3", "--seed", "1", "--store", path]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "2 passed, 0 failed"  # + 1 skipped (timed)
+    assert cli.main(["audit", "--stale", "--store", path]) == 0
+    _tamper_value(s, cache_key(fns.frame, {"n": 5, "seed": 0}))
+    assert cli.main(["audit", "--all", "--store", path]) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == "7 passed, 1 failed"
+    _edit_entry(s, cache_key(fns.frame, {"n": 5, "seed": 1}), fingerprint="0" * 64)
+    assert cli.main(["audit", "--stale", "--store", path]) == 1
+    capsys.readouterr()
+    for bad in (
+        ["audit", "--store", path],
+        ["audit", "--sample", "0", "--store", path],
+        ["audit", "--sample", "2", "--all", "--store", path],
+        ["audit", "--all", "--seed", "1", "--store", path],
+        ["audit", "--sample", "x"],
+        ["audit", "--all", "--store", str(tmp_path / "nowhere")],
+    ):
+        assert cli.main(bad) == 2, bad
+        err = capsys.readouterr().err
+        assert err.startswith("dlsched: error:") and len(err.splitlines()) == 1
+
+
+def test_regenerate_hint_command_runs(tmp_path):
+    s = _fill(tmp_path / "results", fn=fns.other, grid=XGRID[:1])
+    key = cache_key(fns.other, XGRID[0])
+    hint = store.regenerate_hint(key, s.entry(key), s.path)
+    assert hint.startswith("python -c ")
+    (s.path / f"{key}.parquet").unlink()
+    with pytest.raises(StoreCorruptError, match=re.escape(hint)):
+        s.get(key)
+    path = os.pathsep.join([TESTS_DIR, *filter(None, [os.environ.get("PYTHONPATH")])])
+    env = {**os.environ, "PYTHONPATH": path}
+    argv = [sys.executable, *shlex.split(hint)[1:]]
+    subprocess.run(argv, env=env, check=True, capture_output=True, timeout=120)
+    assert_frame_equal(s.get(key), store.recompute(fns.other, XGRID[0])[0], check_exact=True)
