@@ -5,7 +5,8 @@
 # constraints.txt change (stamp file $(VENV)/.dlsched-installed).
 #
 #   make test            unit/property tests (tests/), then nbval on the source notebooks
-#   make reproduce       run every notebook in quick mode -> figures/, build/reproduce/
+#   make reproduce       run every notebook in quick mode -> build/figures/, build/reproduce/
+#   make reproduce-full  paper mode from scratch -> data/results (the store), figures/
 #   make help            list all targets
 
 VENV ?= .venv
@@ -25,7 +26,7 @@ SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
 
-.PHONY: help bootstrap test test-unit test-notebooks reproduce reproduce-full refresh-notebooks benchmark lab lint \
+.PHONY: help bootstrap test test-unit test-notebooks reproduce reproduce-full audit refresh-notebooks benchmark lab lint \
 	constraints clean distclean
 
 help: ## Show this help.
@@ -69,11 +70,16 @@ test-notebooks: $(STAMP) ## Run nbval on the source notebooks only.
 
 # ----------------------------------------------------------------------------- reproduction
 
-reproduce: $(STAMP) ## Run all notebooks in quick mode (figures/, build/reproduce/).
+reproduce: $(STAMP) ## Run all notebooks in quick mode (build/figures/, build/reproduce/).
 	$(VENV)/bin/dlsched reproduce --mode quick
 
-reproduce-full: $(STAMP) ## Run all notebooks in full mode (slow).
-	$(VENV)/bin/dlsched reproduce --mode full
+reproduce-full: $(STAMP) ## Paper mode from scratch: recompute every sweep point, rewrite data/results and figures/ (slow).
+	$(VENV)/bin/dlsched reproduce --mode paper --fresh
+
+AUDIT_SAMPLE ?= 30
+AUDIT_SEED ?= 0
+audit: $(STAMP) ## Recompute a sample of the stored paper-scale points (AUDIT_SAMPLE, AUDIT_SEED) and compare exactly.
+	$(VENV)/bin/dlsched audit --sample $(AUDIT_SAMPLE) --seed $(AUDIT_SEED)
 
 refresh-notebooks: $(STAMP) ## Re-execute the source notebooks in place (their outputs are nbval's reference).
 	$(VENV_PY) -c "from dlsched.reproduce import refresh_sources; print(*refresh_sources(), sep='\n')"

@@ -1,4 +1,4 @@
-"""Run every notebook with papermill ("quick" or "full") and write a manifest.
+"""Run every notebook with papermill ("quick" or "paper") and write a manifest.
 
 This is the engine behind ``make reproduce`` / ``dlsched reproduce``. It
 
@@ -66,15 +66,33 @@ __all__ = [
     "reproduce",
 ]
 
-#: Allowed values of ``mode``.
-MODES: tuple[str, ...] = ("quick", "full")
+#: Allowed values of ``mode``: ``quick`` (small sizes, a smoke run) and ``paper`` (the papers'
+#: sizes; sweep points come from the results store ``data/results`` when stored there).
+MODES: tuple[str, ...] = ("quick", "paper")
+
+#: Older names of the modes, still accepted (``full`` was ``paper``'s name before the store).
+MODE_ALIASES: dict[str, str] = {"full": "paper"}
 
 #: Parameters the runner sets itself (``mode`` in every notebook, the folders where declared).
-INJECTED_PARAMETERS: tuple[str, ...] = ("mode", "figures_dir", "cache_dir")
+INJECTED_PARAMETERS: tuple[str, ...] = ("mode", "figures_dir", "cache_dir", "store_dir")
 
-#: Default figures folder per mode: full-mode (paper-scale) figures are the committed ones in
-#: ``figures/``; quick runs (CI, newcomers checking that everything works) write under ``build/``.
-FIGURES_DIRS: dict[str, str] = {"quick": "build/figures", "full": "figures"}
+#: Default figures folder per mode: paper-scale figures are the committed ones in ``figures/``;
+#: quick runs (CI, newcomers checking that everything works) write under ``build/``.
+FIGURES_DIRS: dict[str, str] = {"quick": "build/figures", "paper": "figures"}
+
+
+def normalize_mode(mode: str) -> str:
+    """``mode`` as one of :data:`MODES` (an alias of :data:`MODE_ALIASES` is translated).
+
+    Raises
+    ------
+    ValueError
+        If ``mode`` is neither a mode nor an alias.
+    """
+    mode = MODE_ALIASES.get(mode, mode)
+    if mode not in MODES:
+        raise ValueError(f"mode={mode!r}; expected one of {MODES} (or an alias: {sorted(MODE_ALIASES)})")
+    return mode
 
 #: Distributions whose versions are recorded in the manifest (missing ones as null).
 MANIFEST_PACKAGES: tuple[str, ...] = (
@@ -352,6 +370,7 @@ def _plan(
     params: Mapping[str, object],
     figures_dir: Path,
     cache_dir: Path,
+    store_dir: Path | None = None,
 ) -> dict[Path, dict[str, object]]:
     """Parameters each notebook receives; validates everything before anything runs."""
     for key in params:
@@ -362,6 +381,8 @@ def _plan(
                 f"params: {key!r} is set by the runner; pass it as the {key} argument instead"
             )
     injected = {"mode": mode, "figures_dir": str(figures_dir), "cache_dir": str(cache_dir)}
+    if store_dir is not None:
+        injected["store_dir"] = str(store_dir)
     declarations: dict[Path, dict[str, object]] = {}
     for nb in selected:
         declared = notebook_parameters(nb)
@@ -563,6 +584,8 @@ def reproduce(
     only: Sequence[str] | None = None,
     kernel_name: str | None = None,
     progress: bool = True,
+    store_dir: str | os.PathLike[str] | None = None,
+    fresh: bool = False,
 ) -> dict[str, Any]:
     """Execute the notebooks in order with papermill and write ``output_dir/manifest.json``.
 
@@ -571,8 +594,9 @@ def reproduce(
 
     Parameters
     ----------
-    mode : {"quick", "full"}, default "quick"
-        Injected as ``mode`` into every notebook (each must declare it).
+    mode : {"quick", "paper"}, default "quick"
+        Injected as ``mode`` into every notebook (each must declare it); ``"full"`` is accepted
+        as the older name of ``"paper"``.
     params : mapping of str to object, optional
         Extra parameters (e.g. from ``--param k=v``, see :func:`parse_param`), given to every
         selected notebook that declares the name. Values must fit the declared default's type
@@ -596,6 +620,16 @@ def reproduce(
         Jupyter kernel; default ``"python3"``, verified to be this interpreter.
     progress : bool, default True
         Show a tqdm progress bar over the notebooks (on stderr).
+    store_dir : str or os.PathLike, optional
+        The results store (:mod:`dlsched.store`), injected as ``store_dir`` into the notebooks
+        that declare it; default the repository's ``data/results``. Notebooks read it in paper
+        mode only.
+    fresh : bool, default False
+        Paper mode only: recompute every sweep point of the selected notebooks from scratch
+        (neither store nor cache is read) and, when every selected notebook succeeded, swap the
+        recomputed points into the store at once, dropping the stored points of those notebooks
+        that no longer occur (their parameters left the notebook). A failed or interrupted run
+        leaves the store as it was.
 
     Returns
     -------
@@ -620,17 +654,20 @@ def reproduce(
     from tqdm.auto import tqdm
 
     import dlsched
+    from dlsched import store as result_store
 
-    if mode not in MODES:
-        raise ValueError(f"mode={mode!r}; expected one of {MODES}")
+    mode = normalize_mode(mode)
+    if fresh and mode != "paper":
+        raise ValueError("fresh=True regenerates the paper-scale store: it needs mode='paper'")
     params = dict(params or {})
     nb_dir = Path(notebooks_dir).resolve()
     out_dir = Path(output_dir).resolve()
     fig_dir = Path(FIGURES_DIRS[mode] if figures_dir is None else figures_dir).resolve()
     cache = Path(cache_dir).resolve()
+    store_path = Path(result_store.DEFAULT_PATH if store_dir is None else store_dir).resolve()
 
     selected = _select(discover_notebooks(nb_dir), only)
-    plan = _plan(selected, mode, params, fig_dir, cache)
+    plan = _plan(selected, mode, params, fig_dir, cache, store_path)
     kernel = _resolve_kernel(kernel_name)
 
     manifest: dict[str, Any] = {
@@ -644,6 +681,9 @@ def reproduce(
         "params": params,
         "notebooks_dir": str(nb_dir),
         "figures_dir": str(fig_dir),
+        "store_dir": str(store_path),
+        "fresh": fresh,
+        "store_committed": None,
         "started_utc": datetime.now(UTC).isoformat(timespec="seconds"),
         "status": "running",
         "failed_notebook": None,
@@ -668,6 +708,10 @@ def reproduce(
             (out_dir / nb.name).unlink()
 
     failure: NotebookFailedError | None = None
+    writer = result_store.StoreWriter(store_path) if fresh else None
+    saved_env = {k: os.environ.get(k) for k in (result_store.RECORD_ENV, result_store.NOTEBOOK_ENV)}
+    if writer is not None:  # the kernels (and their Dask workers) inherit the environment
+        os.environ[result_store.RECORD_ENV] = str(writer.path)
     bar = tqdm(
         list(zip(selected, manifest["notebooks"], strict=False)),
         desc=f"reproduce ({mode})",
@@ -679,6 +723,7 @@ def reproduce(
         target = out_dir / nb.name
         tmp = out_dir / f".{nb.stem}.running.ipynb"
         start = time.perf_counter()
+        os.environ[result_store.NOTEBOOK_ENV] = nb.stem
         try:
             pm.execute_notebook(
                 str(nb),
@@ -711,6 +756,16 @@ def reproduce(
         entry["output"] = target.name
         entry["status"] = "ok"
     bar.close()
+    for key, value in saved_env.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+    if writer is not None:
+        if failure is None:
+            manifest["store_committed"] = len(writer.commit(replace_notebooks=[nb.stem for nb in selected]))
+        else:
+            writer.discard()
 
     for entry in manifest["notebooks"]:
         if entry["status"] == "pending":
@@ -744,7 +799,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m dlsched.reproduce", description="Run every notebook with papermill."
     )
-    parser.add_argument("--mode", choices=MODES, default="quick")
+    parser.add_argument("--mode", choices=MODES + tuple(MODE_ALIASES), default="quick",
+                        help="quick (small smoke run) or paper (the papers' sizes; 'full' is an alias)")
     parser.add_argument(
         "--param", action="append", default=[], metavar="KEY=VALUE",
         help="parameter for every notebook that declares KEY (repeatable)",
@@ -756,8 +812,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--notebooks-dir", default="notebooks")
     parser.add_argument("--output-dir", default="build/reproduce")
     parser.add_argument("--figures-dir", default=None,
-                        help="default: build/figures in quick mode, figures/ in full mode")
+                        help="default: build/figures in quick mode, figures/ in paper mode")
     parser.add_argument("--cache-dir", default="build/cache")
+    parser.add_argument("--store-dir", default=None, help="results store (default: data/results)")
+    parser.add_argument("--fresh", action="store_true",
+                        help="paper mode: recompute every sweep point and rewrite the store's points "
+                             "of the selected notebooks (atomically, after all succeeded)")
     parser.add_argument("--kernel", default=None)
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
@@ -773,6 +833,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             only=args.only,
             kernel_name=args.kernel,
             progress=not args.no_progress,
+            store_dir=args.store_dir,
+            fresh=args.fresh,
         )
     except NotebookFailedError as exc:
         print(f"reproduce: {exc}", file=sys.stderr)

@@ -63,7 +63,7 @@ import shlex
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -684,8 +684,15 @@ class StoreWriter:
         """The complete staged entries, ``{key: entry}``."""
         return _staged(self.path) if self.path.is_dir() else {}
 
-    def commit(self) -> list[str]:
+    def commit(self, replace_notebooks: Collection[str] = ()) -> list[str]:
         """Swap the staged points into the store and rewrite its manifest; remove the staging folder.
+
+        Parameters
+        ----------
+        replace_notebooks : collection of str
+            Notebooks (manifest ``notebook`` names) regenerated whole: their stored points that
+            were not staged again are dropped (their parameters left the notebook), so the store
+            holds exactly what those notebooks compute now.
 
         Returns
         -------
@@ -696,7 +703,9 @@ class StoreWriter:
         store = self.store
         target = store.path
         target.parent.mkdir(parents=True, exist_ok=True)
-        entries = store.entries()
+        replaced = set(replace_notebooks)
+        entries = {k: e for k, e in store.entries().items()
+                   if k in staged or e.get("notebook") not in replaced}  # fmt: skip
         entries.update(staged)
         token = f"{os.getpid()}-{secrets.token_hex(4)}"
         new = target.parent / f".{target.name}.new-{token}"
@@ -705,7 +714,8 @@ class StoreWriter:
         try:
             if target.is_dir():
                 for p in target.iterdir():
-                    if p.name == MANIFEST or (p.suffix == ".parquet" and p.stem in staged):
+                    stale_file = p.suffix == ".parquet" and (p.stem in staged or p.stem not in entries)
+                    if p.name == MANIFEST or stale_file:
                         continue
                     if p.is_dir():
                         shutil.copytree(p, new / p.name)

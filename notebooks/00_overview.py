@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3 (ipykernel)
 #     language: python
@@ -33,10 +35,11 @@
 # *Runtime*: quick mode about 10 s, full mode (1,000 jobs, 3 seeds) about a minute.
 
 # %% tags=["parameters"]
-mode = "quick"
+mode = "quick"  # "quick" (small smoke run) or "paper" (the papers' sizes)
 seed = 0
-figures_dir = "../build/figures"  # full mode: ../figures (make reproduce-full)
+figures_dir = "../build/figures"  # paper mode: ../figures (make reproduce-full)
 cache_dir = "../build/cache"
+store_dir = "../data/results"  # paper-scale results store (dlsched audit checks it)
 scheduler = "serial"
 n_jobs_quick = 300
 n_jobs_full = 1000
@@ -52,6 +55,7 @@ from dlsched.core.schedule import check_timeline
 
 n_jobs = n_jobs_quick if mode == "quick" else n_jobs_full
 seeds = list(range(seed, seed + (n_seeds_quick if mode == "quick" else n_seeds_full)))
+store = None if mode == "quick" else store_dir
 plotting.set_style()
 
 # %% [markdown]
@@ -71,7 +75,8 @@ plotting.set_style()
 grid = experiments.param_grid(
     {"workload": "philly", "workload.n_jobs": n_jobs, "workload.n_gpus": n_gpus, "workload.load": load},
     policy=["fifo", "drf"], seed=seeds)
-jobs = experiments.sweep(experiments.simulation_jobs, grid, cache_dir=cache_dir, scheduler=scheduler)
+jobs = experiments.sweep(experiments.simulation_jobs, grid, cache_dir=cache_dir, scheduler=scheduler,
+                         store=store)
 jobs["jct_hours"] = jobs["jct_seconds"] / 3600
 jobs.groupby("policy")["status"].value_counts().unstack()
 

@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3 (ipykernel)
 #     language: python
@@ -79,7 +81,7 @@ from dlsched import plotting
 from dlsched.core.simulator import policy_rng
 from dlsched.oasis import checks
 
-full = mode == "full"
+full = mode != "quick"  # "paper" (or its older name "full")
 seeds = list(range(seed, seed + (n_seeds_full if full else n_seeds_quick)))
 t1_seeds = list(range(seed, seed + (n_t1_seeds_full if full else n_t1_seeds_quick)))
 fast_seeds = list(range(seed, seed + (n_fast_seeds_full if full else n_fast_seeds_quick)))

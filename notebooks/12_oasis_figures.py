@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3 (ipykernel)
 #     language: python
@@ -37,10 +39,11 @@
 # so a second run is read from disk.
 
 # %% tags=["parameters"]
-mode = "quick"
+mode = "quick"  # "quick" (small smoke run) or "paper" (the papers' sizes)
 seed = 0
-figures_dir = "../build/figures"  # full mode: ../figures (make reproduce-full)
+figures_dir = "../build/figures"  # paper mode: ../figures (make reproduce-full)
 cache_dir = "../build/cache"
+store_dir = "../data/results"  # paper-scale results store (dlsched audit checks it)
 scheduler = "serial"
 n_jobs_quick = [30, 60]
 n_jobs_full = [100, 200, 300, 400]
@@ -75,6 +78,7 @@ from dlsched.oasis import checks
 from dlsched.oasis import experiments as ox
 
 quick = mode == "quick"
+store = None if quick else store_dir
 seeds = list(range(seed, seed + (n_seeds_quick if quick else n_seeds_full)))
 n_jobs = n_jobs_quick if quick else n_jobs_full
 T = T_quick if quick else T_full
@@ -114,7 +118,7 @@ plotting.set_style()
 
 # %%
 grid = experiments.param_grid({"T": T, "H": H, "K": H}, n_jobs=n_jobs, policy=policies, seed=seeds)
-jobs3 = experiments.sweep(ox.utility_run, grid, cache_dir=cache_dir, scheduler=scheduler)
+jobs3 = experiments.sweep(ox.utility_run, grid, cache_dir=cache_dir, scheduler=scheduler, store=store)
 totals3 = ox.run_totals(jobs3, ["policy", "n_jobs", "seed"])
 
 # %%
@@ -193,7 +197,7 @@ print(ox.run_profile({"oasis": res, "rrh": res_rrh}).round(2).to_string(index=Fa
 
 # %%
 cgrid = experiments.param_grid({"T": T, "H": H, "K": H}, n_jobs=n_jobs, max_log_ratio=alpha_caps, seed=seeds)
-jobs_cap = experiments.sweep(ox.capped_run, cgrid, cache_dir=cache_dir, scheduler=scheduler)
+jobs_cap = experiments.sweep(ox.capped_run, cgrid, cache_dir=cache_dir, scheduler=scheduler, store=store)
 totals_cap = ox.run_totals(jobs_cap, ["max_log_ratio", "n_jobs", "seed"])
 
 # %%
@@ -235,7 +239,7 @@ print(ox.alpha_cap_table(totals3, totals_cap).round(1).T.to_string())
 # %%
 base4 = {"T": fig4_T, "H": H, "K": H, "n_jobs": fig4_jobs, "workload": {"mix": fig4_mix}}
 grid = experiments.param_grid(base4, policy=policies, seed=seeds)
-jobs4 = experiments.sweep(ox.utility_run, grid, cache_dir=cache_dir, scheduler=scheduler)
+jobs4 = experiments.sweep(ox.utility_run, grid, cache_dir=cache_dir, scheduler=scheduler, store=store)
 stats4 = ox.timeliness(jobs4, ["policy", "utility_class"])
 
 # %%
@@ -279,7 +283,7 @@ print(cmp4.to_string(index=False))
 base5 = {"n_jobs": ratio_jobs, "T": ratio_T, "time_limit": ratio_time_limit}
 ranges = [list(g) for g in ox.GAMMA1_RANGES]
 grid = experiments.param_grid(base5, servers=ratio_servers, gamma1=ranges, seed=ratio_seeds)
-ratios = experiments.sweep(ox.ratio_run, grid, cache_dir=cache_dir, scheduler=scheduler)
+ratios = experiments.sweep(ox.ratio_run, grid, cache_dir=cache_dir, scheduler=scheduler, store=store)
 summary5 = ox.ratio_summary(ratios)
 
 # %%
@@ -336,7 +340,7 @@ print(cmp5.to_string(index=False))
 
 # %%
 grid = experiments.param_grid({"T": T, "H": H, "K": H}, n_jobs=n_jobs, u_scale=u_scales, seed=seeds)
-jobs6 = experiments.sweep(ox.estimate_run, grid, cache_dir=cache_dir, scheduler=scheduler)
+jobs6 = experiments.sweep(ox.estimate_run, grid, cache_dir=cache_dir, scheduler=scheduler, store=store)
 totals6 = ox.run_totals(jobs6, ["u_scale", "estimate", "n_jobs", "seed"])
 
 # %%
@@ -377,7 +381,7 @@ print(cmp6.to_string(index=False))
 
 # %%
 grid = experiments.param_grid({}, T=testbed_T, policy=policies, seed=testbed_seeds)
-jobs8 = experiments.sweep(ox.testbed_run, grid, cache_dir=cache_dir, scheduler=scheduler)
+jobs8 = experiments.sweep(ox.testbed_run, grid, cache_dir=cache_dir, scheduler=scheduler, store=store)
 totals8 = ox.run_totals(jobs8, ["T", "policy", "seed"])
 
 # %%

@@ -77,7 +77,7 @@ n_mxnet_seeds_full = 2000
 from dlsched import plotting
 from dlsched.optimus import checks, placement
 
-full = mode == "full"
+full = mode != "quick"  # "paper" (or its older name "full")
 fit_seeds = list(range(seed, seed + (n_fit_seeds_full if full else n_fit_seeds_quick)))
 epoch_seeds = list(range(seed, seed + (n_epoch_seeds_full if full else n_epoch_seeds_quick)))
 alloc_seeds = list(range(seed, seed + (n_alloc_seeds_full if full else n_alloc_seeds_quick)))

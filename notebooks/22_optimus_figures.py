@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3 (ipykernel)
 #     language: python
@@ -46,10 +48,11 @@
 # 3.5 minutes. Every run is cached in `cache_dir`; `scheduler="local"` spreads the sweeps over cores.
 
 # %% tags=["parameters"]
-mode = "quick"
+mode = "quick"  # "quick" (small smoke run) or "paper" (the papers' sizes)
 seed = 0
-figures_dir = "../build/figures"  # full mode: ../figures (make reproduce-full)
+figures_dir = "../build/figures"  # paper mode: ../figures (make reproduce-full)
 cache_dir = "../build/cache"
+store_dir = "../data/results"  # paper-scale results store (dlsched audit checks it)
 scheduler = "serial"
 n_jobs = 30
 n_seeds_quick = 2
@@ -66,6 +69,7 @@ from dlsched import experiments, plotting
 from dlsched.optimus import experiments as oe
 
 quick = mode == "quick"
+store = None if quick else store_dir
 seeds = list(range(seed, seed + (n_seeds_quick if quick else n_seeds_full)))
 error_seeds = list(range(seed, seed + (error_seeds_quick if quick else error_seeds_full)))
 main = ["optimus", "drf", "tetris"]
@@ -95,7 +99,7 @@ plotting.set_style()
 
 # %%
 grid = experiments.param_grid({"n_jobs": n_jobs}, scheme=list(oe.SCHEMES), seed=seeds)
-jobs = experiments.sweep(oe.job_run, grid, cache_dir=cache_dir, scheduler=scheduler)
+jobs = experiments.sweep(oe.job_run, grid, cache_dir=cache_dir, scheduler=scheduler, store=store)
 totals = oe.run_totals(jobs, ["scheme", "seed"])
 main_totals = totals[totals.scheme.isin(main)]
 
@@ -156,7 +160,7 @@ for claim in claims:
 
 # %%
 tgrid = experiments.param_grid({"n_jobs": n_jobs, "seed": seed}, scheme=main)
-timeline = experiments.sweep(oe.timeline_run, tgrid, cache_dir=cache_dir, scheduler=scheduler)
+timeline = experiments.sweep(oe.timeline_run, tgrid, cache_dir=cache_dir, scheduler=scheduler, store=store)
 
 # %%
 fig, axes = plotting.subplots(1, 2, figsize=(11, 4))
@@ -189,7 +193,7 @@ print(oe.timeline_stats(timeline).round(2).to_string())
 pairs = [(c, 0.0) for c in error_levels] + [(0.0, s) for s in error_levels[1:]] + [(0.2, 0.1)]
 egrid = [{"scheme": "optimus", "n_jobs": n_jobs, "convergence_error": c, "speed_error": s, "seed": k}
          for c, s in pairs for k in error_seeds]
-ejobs = experiments.sweep(oe.job_run, egrid, cache_dir=cache_dir, scheduler=scheduler)
+ejobs = experiments.sweep(oe.job_run, egrid, cache_dir=cache_dir, scheduler=scheduler, store=store)
 gaps = oe.error_gaps(oe.run_totals(ejobs, ["convergence_error", "speed_error", "seed"]))
 
 # %%
@@ -228,7 +232,7 @@ print(oe.paper_vs_ours([("JCT gap, 20 % convergence + 10 % speed error", paper["
 
 # %%
 mgrid = experiments.param_grid({"n_jobs": n_jobs}, mode=["sync", "async"], scheme=main, seed=seeds)
-mjobs = experiments.sweep(oe.job_run, mgrid, cache_dir=cache_dir, scheduler=scheduler)
+mjobs = experiments.sweep(oe.job_run, mgrid, cache_dir=cache_dir, scheduler=scheduler, store=store)
 mtotals = oe.run_totals(mjobs, ["mode", "scheme", "seed"])
 v16 = oe.versus(mtotals, "drf", by="mode")
 
@@ -266,7 +270,7 @@ print(oe.finished_claim(mtotals, "Fig. 16").summary())
 # %%
 agrid = experiments.param_grid({"n_jobs": n_jobs, "rate": poisson_rate}, arrivals=["poisson", "google"],
                                scheme=main, seed=seeds)
-ajobs = experiments.sweep(oe.job_run, agrid, cache_dir=cache_dir, scheduler=scheduler)
+ajobs = experiments.sweep(oe.job_run, agrid, cache_dir=cache_dir, scheduler=scheduler, store=store)
 atotals = oe.run_totals(ajobs, ["arrivals", "scheme", "seed"])
 v17 = oe.versus(atotals, "drf", by="arrivals")
 

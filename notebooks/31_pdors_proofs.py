@@ -44,10 +44,11 @@
 # minutes (40-200 seeds per check and 200 offline MILPs in section 9, cached in `cache_dir`).
 
 # %% tags=["parameters"]
-mode = "quick"
+mode = "quick"  # "quick" (small smoke run) or "paper" (the papers' sizes)
 seed = 0
-figures_dir = "../build/figures"  # full mode: ../figures (make reproduce-full)
+figures_dir = "../build/figures"  # paper mode: ../figures (make reproduce-full)
 cache_dir = "../build/cache"
+store_dir = "../data/results"  # paper-scale results store (dlsched audit checks it)
 scheduler = "serial"
 n_seeds_quick = 6
 n_seeds_full = 40
@@ -78,7 +79,8 @@ from dlsched import experiments, plotting
 from dlsched.core.simulator import policy_rng
 from dlsched.pdors import checks
 
-full = mode == "full"
+full = mode != "quick"  # "paper" (or its older name "full")
+store = store_dir if full else None
 seeds = list(range(seed, seed + (n_seeds_full if full else n_seeds_quick)))
 probe_seeds = list(range(seed, seed + (n_probe_seeds_full if full else n_probe_seeds_quick)))
 slot_seeds = list(range(seed, seed + (n_slot_seeds_full if full else n_slot_seeds_quick)))
@@ -286,7 +288,7 @@ grid = (experiments.param_grid({"family": "synthetic", "sizes": ratio_synthetic_
                                workers=["ratio"], seed=ratio_seeds)
         + experiments.param_grid({"family": "pdors", "sizes": ratio_pdors_sizes, "time_limit": milp_time_limit},
                                  workers=["ratio", "demand"], seed=ratio_seeds))
-ratios = experiments.sweep(checks.ratio_run, grid, cache_dir=cache_dir, scheduler=scheduler)
+ratios = experiments.sweep(checks.ratio_run, grid, cache_dir=cache_dir, scheduler=scheduler, store=store)
 ratios["family"] = ratios["family"].where(ratios["workers"].ne("demand"), ratios["family"] + ", w = D")
 ratio_ok = checks.ratio_claim(ratios)
 print(ratio_ok.summary())
@@ -350,7 +352,8 @@ paths = plotting.savefig(fig, "fig_pdors_31_competitive_ratio", figures_dir)
 qgrid = (experiments.param_grid({"family": "synthetic", "sizes": quant_synthetic_sizes}, seed=quant_seeds,
                                 levels=levels_grid)
          + experiments.param_grid({"family": "pdors", "sizes": quant_pdors_sizes}, seed=quant_seeds, levels=levels_grid))
-quant = experiments.sweep(checks.quantisation_run, qgrid, cache_dir=cache_dir, scheduler=scheduler)
+quant = experiments.sweep(checks.quantisation_run, qgrid, cache_dir=cache_dir, scheduler=scheduler,
+                          store=store)
 relative = checks.quantisation_relative(quant)
 
 # %%

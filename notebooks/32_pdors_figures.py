@@ -45,10 +45,11 @@
 # cached in `cache_dir`, and points shared by two figures are computed once.
 
 # %% tags=["parameters"]
-mode = "quick"
+mode = "quick"  # "quick" (small smoke run) or "paper" (the papers' sizes)
 seed = 0
-figures_dir = "../build/figures"  # full mode: ../figures (make reproduce-full)
+figures_dir = "../build/figures"  # paper mode: ../figures (make reproduce-full)
 cache_dir = "../build/cache"
+store_dir = "../data/results"  # paper-scale results store (dlsched audit checks it)
 scheduler = "serial"
 n_seeds_quick = 1
 n_seeds_full = 5
@@ -82,6 +83,7 @@ from dlsched.pdors import checks
 from dlsched.pdors import experiments as px
 
 quick = mode == "quick"
+store = None if quick else store_dir
 seeds = list(range(seed, seed + (n_seeds_quick if quick else n_seeds_full)))
 jobs6, machines6 = (fig6_jobs_quick, fig6_machines_quick) if quick else (fig6_jobs_full, fig6_machines_full)
 machines7, jobs7 = (fig7_machines_quick, fig7_jobs_quick) if quick else (fig7_machines_full, fig7_jobs_full)
@@ -125,7 +127,7 @@ plotting.set_style()
 # %%
 base6 = {"n_jobs": jobs6, "T": T_short}
 grid6 = experiments.param_grid(base6, n_machines=machines6, policy=px.FIGURE_POLICIES["fig6"], seed=seeds)
-runs6 = experiments.sweep(px.job_run, grid6, cache_dir=cache_dir, scheduler=scheduler)
+runs6 = experiments.sweep(px.job_run, grid6, cache_dir=cache_dir, scheduler=scheduler, store=store)
 totals6 = px.run_totals(runs6)
 
 # %%
@@ -167,7 +169,7 @@ print(cmp6.to_string(index=False))
 # %%
 base7 = {"n_machines": machines7, "T": T_short}
 grid7 = experiments.param_grid(base7, n_jobs=jobs7, policy=px.FIGURE_POLICIES["fig7"], seed=seeds)
-runs7 = experiments.sweep(px.job_run, grid7, cache_dir=cache_dir, scheduler=scheduler)
+runs7 = experiments.sweep(px.job_run, grid7, cache_dir=cache_dir, scheduler=scheduler, store=store)
 totals7 = px.run_totals(runs7)
 
 # %%
@@ -240,7 +242,7 @@ for claim in (checks.feasible_run(res, pol), checks.weak_duality(res, pol)):
 base_r = {"policy": "pdors", "n_jobs": jobs7[-1], "n_machines": machines7, "T": T_short}
 runs_r = {
     label: experiments.sweep(px.job_run, experiments.param_grid({**base_r, "policy_params": dict(pp)}, seed=seeds),
-                             cache_dir=cache_dir, scheduler=scheduler)
+                             cache_dir=cache_dir, scheduler=scheduler, store=store)
     for label, pp in px.READINGS.items()
 }
 runs_r["DRF (for reference)"] = runs7[(runs7["policy"] == "drf") & (runs7["n_jobs"] == jobs7[-1])]
@@ -270,7 +272,7 @@ print(px.readings_table(runs_r).round(2).to_string(index=False))
 # %%
 base8 = {"n_machines": machines8, "T": T_short}
 grid8 = experiments.param_grid(base8, n_jobs=jobs8, policy=px.FIGURE_POLICIES["fig8"], seed=seeds)
-runs8 = experiments.sweep(px.job_run, grid8, cache_dir=cache_dir, scheduler=scheduler)
+runs8 = experiments.sweep(px.job_run, grid8, cache_dir=cache_dir, scheduler=scheduler, store=store)
 totals8 = px.run_totals(runs8)
 
 # %%
@@ -305,7 +307,7 @@ print(cmp8.to_string(index=False))
 # %%
 base9 = {"n_jobs": jobs9, "T": T_long}
 grid9 = experiments.param_grid(base9, n_machines=machines9, policy=px.FIGURE_POLICIES["fig9"], seed=seeds)
-runs9 = experiments.sweep(px.job_run, grid9, cache_dir=cache_dir, scheduler=scheduler)
+runs9 = experiments.sweep(px.job_run, grid9, cache_dir=cache_dir, scheduler=scheduler, store=store)
 totals9 = px.run_totals(runs9)
 
 # %%
@@ -350,7 +352,7 @@ print(px.missed_jobs(runs9, "n_machines", scheme="pdors_nocoloc", other="oasis_s
 # %%
 base10 = {"n_jobs": jobs10, "n_machines": machines10, "T": T_long}
 grid10 = experiments.param_grid(base10, policy=px.FIGURE_POLICIES["fig10"], seed=seeds)
-runs10 = experiments.sweep(px.job_run, grid10, cache_dir=cache_dir, scheduler=scheduler)
+runs10 = experiments.sweep(px.job_run, grid10, cache_dir=cache_dir, scheduler=scheduler, store=store)
 times10 = px.training_times(runs10, ["policy", "seed"])
 
 # %%

@@ -40,10 +40,11 @@
 # (40-200 seeds per check, 2 x 40 offline MILPs of 6 jobs in section 8, cached in `cache_dir`).
 
 # %% tags=["parameters"]
-mode = "quick"
+mode = "quick"  # "quick" (small smoke run) or "paper" (the papers' sizes)
 seed = 0
-figures_dir = "../build/figures"  # full mode: ../figures (make reproduce-full)
+figures_dir = "../build/figures"  # paper mode: ../figures (make reproduce-full)
 cache_dir = "../build/cache"
+store_dir = "../data/results"  # paper-scale results store (dlsched audit checks it)
 scheduler = "serial"
 n_seeds_quick = 6
 n_seeds_full = 40
@@ -66,7 +67,8 @@ paper_U = 9
 from dlsched import experiments, plotting
 from dlsched.aonline import checks
 
-full = mode == "full"
+full = mode != "quick"  # "paper" (or its older name "full")
+store = store_dir if full else None
 seeds = list(range(seed, seed + (n_seeds_full if full else n_seeds_quick)))
 window_seeds = list(range(seed, seed + (n_window_seeds_full if full else n_window_seeds_quick)))
 round_seeds = list(range(seed, seed + (n_round_seeds_full if full else n_round_seeds_quick)))
@@ -308,7 +310,7 @@ print(table.astype(int).to_string())
 # %%
 grid = experiments.param_grid({"sizes": ratio_sizes, "time_limit": milp_time_limit, "F": price_caps},
                               family=list(checks.FAMILIES), seed=ratio_seeds)
-ratios = experiments.sweep(checks.ratio_run, grid, cache_dir=cache_dir, scheduler=scheduler)
+ratios = experiments.sweep(checks.ratio_run, grid, cache_dir=cache_dir, scheduler=scheduler, store=store)
 ratio_ok = checks.ratio_claim(ratios)
 print(ratio_ok.summary())
 assert ratio_ok.holds, ratio_ok.summary()

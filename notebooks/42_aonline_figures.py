@@ -47,10 +47,11 @@
 # `cache_dir`; points shared by several figures are computed once.
 
 # %% tags=["parameters"]
-mode = "quick"
+mode = "quick"  # "quick" (small smoke run) or "paper" (the papers' sizes)
 seed = 0
-figures_dir = "../build/figures"  # full mode: ../figures (make reproduce-full)
+figures_dir = "../build/figures"  # paper mode: ../figures (make reproduce-full)
 cache_dir = "../build/cache"
+store_dir = "../data/results"  # paper-scale results store (dlsched audit checks it)
 scheduler = "serial"
 n_seeds_quick = 1
 n_seeds_full = 3
@@ -92,6 +93,7 @@ from dlsched.aonline import experiments as ax
 from dlsched.aonline.model import ps_slots, worker_slots
 
 quick = mode == "quick"
+store = None if quick else store_dir
 seeds = list(range(seed, seed + (n_seeds_quick if quick else n_seeds_full)))
 T = T_quick if quick else T_full
 S0, J0 = (edge_quick, jobs_quick) if quick else (edge_full, jobs_full)
@@ -103,7 +105,7 @@ k_values = k_values_quick if quick else k_values_full
 r_seeds = list(range(seed, seed + (ratio_seeds_quick if quick else ratio_seeds_full)))
 rJ_axis = ratio_jobs_axis_quick if quick else ratio_jobs_axis_full
 rS_axis = ratio_edge_axis_quick if quick else ratio_edge_axis_full
-run = dict(cache_dir=cache_dir, scheduler=scheduler)
+run = dict(cache_dir=cache_dir, scheduler=scheduler, store=store)
 pd.set_option("display.width", 200)
 plotting.set_style()
 

@@ -64,7 +64,7 @@ import pandas as pd
 from dlsched import plotting
 from dlsched.specon import checks
 
-full = mode == "full"
+full = mode != "quick"  # "paper" (or its older name "full")
 schedules = schedules_full if full else schedules_quick
 seeds = list(range(seed, seed + (n_seeds_full if full else n_seeds_quick)))
 figure_schedule = figure_schedule_full if full else figure_schedule_quick

@@ -46,10 +46,11 @@
 # `cache_dir`.
 
 # %% tags=["parameters"]
-mode = "quick"
+mode = "quick"  # "quick" (small smoke run) or "paper" (the papers' sizes)
 seed = 0
-figures_dir = "../build/figures"  # full mode: ../figures (make reproduce-full)
+figures_dir = "../build/figures"  # paper mode: ../figures (make reproduce-full)
 cache_dir = "../build/cache"
+store_dir = "../data/results"  # paper-scale results store (dlsched audit checks it)
 scheduler = "serial"
 n_seeds_quick = 2
 n_seeds_full = 10
@@ -90,9 +91,10 @@ from dlsched.specon import explain
 from dlsched.specon.model import TYPE_CURVES
 
 quick = mode == "quick"
+store = None if quick else store_dir
 seeds = list(range(seed, seed + (n_seeds_quick if quick else n_seeds_full)))
 sens_seeds = seeds[:n_sensitivity_seeds_quick] if quick else seeds
-run = dict(cache_dir=cache_dir, scheduler=scheduler)
+run = dict(cache_dir=cache_dir, scheduler=scheduler, store=store)
 spec_policy = {"alpha": alpha, "interval": interval}
 pd.set_option("display.width", 220)
 pd.set_option("display.max_colwidth", 110)

@@ -49,9 +49,10 @@
 # `models`, `seeds`, `scheduler` (`"serial"`, `"local"`, `"processes"` or a `tcp://` address).
 
 # %% tags=["parameters"]
-mode = "quick"
-figures_dir = "../build/figures"  # full mode: ../figures (make reproduce-full)
+mode = "quick"  # "quick" (small smoke run) or "paper" (the papers' sizes)
+figures_dir = "../build/figures"  # paper mode: ../figures (make reproduce-full)
 cache_dir = "../build/cache"
+store_dir = "../data/results"  # paper-scale results store (dlsched audit checks it)
 scheduler = "serial"
 trace = "philly"
 week = 7
@@ -76,6 +77,7 @@ from dlsched.arena import experiments as ax
 from dlsched.arena import mapping
 
 quick = mode == "quick"
+store = None if quick else store_dir
 run_seeds = list(seeds) or (seeds_quick if quick else seeds_full)
 max_jobs = max_jobs_quick if quick else max_jobs_full
 pol_names = list(policies) or None
@@ -142,7 +144,7 @@ grid = [
                                seeds=run_seeds, max_jobs=max_jobs, node_scale=node_scale)
 ]  # fmt: skip
 with daskprocs.cluster_for(scheduler) as address:
-    results = ax.run_arena(grid, scheduler=address, cache_dir=cache_dir)
+    results = ax.run_arena(grid, scheduler=address, cache_dir=cache_dir, store=store)
 summary = ax.summarise(results)
 print(f"{len(grid)} points ({len(results)} rows), {summary['policy'].nunique()} policies")
 

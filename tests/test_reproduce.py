@@ -96,7 +96,7 @@ def run(tmp_path_factory):
     root = tmp_path_factory.mktemp("run")
     nb_dir = two_notebooks(root / "notebooks")
     manifest = reproduce(
-        "full",
+        "full",  # the older name of "paper", still accepted
         {"seed": 3},
         notebooks_dir=nb_dir,
         output_dir=root / "build" / "reproduce",
@@ -114,7 +114,7 @@ def test_manifest_fields(run):
     assert manifest["dlsched_version"] == dlsched.__version__
     assert manifest["python_version"] == ".".join(map(str, sys.version_info[:3]))
     assert manifest["platform"]
-    assert manifest["mode"] == "full"
+    assert manifest["mode"] == "paper"
     assert manifest["status"] == "ok" and manifest["failed_notebook"] is None
     assert set(manifest["packages"]) == set(MANIFEST_PACKAGES)
     for dist in ("numpy", "papermill", "nbformat", "matplotlib"):
@@ -128,8 +128,8 @@ def test_manifest_fields(run):
 def test_parameters_each_notebook_received(run):
     root, manifest = run
     first, second = (e["parameters"] for e in manifest["notebooks"])
-    assert first == {"mode": "full", "figures_dir": str(root / "figures"), "seed": 3}
-    assert second == {"mode": "full", "cache_dir": str(root / "build" / "cache"), "seed": 3}
+    assert first == {"mode": "paper", "figures_dir": str(root / "figures"), "seed": 3}
+    assert second == {"mode": "paper", "cache_dir": str(root / "build" / "cache"), "seed": 3}
 
 
 def test_figure_hashes_are_correct(run):
@@ -155,11 +155,11 @@ def test_injected_parameters_visible_in_executed_copy(run):
     nb = nbformat.read(out_dir / "01_alpha.ipynb", as_version=4)
     injected = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
     assert len(injected) == 1
-    assert 'mode = "full"' in injected[0].source and "seed = 3" in injected[0].source
+    assert 'mode = "paper"' in injected[0].source and "seed = 3" in injected[0].source
     assert nb.metadata["papermill"]["parameters"]["seed"] == 3
     assert nb.metadata["papermill"]["output_path"] == str(out_dir / "01_alpha.ipynb")
     record = record_of(out_dir / "01_alpha.ipynb")
-    assert record["mode"] == "full" and record["seed"] == 3
+    assert record["mode"] == "paper" and record["seed"] == 3
     assert record["cwd"] == str(root / "notebooks")  # runs in notebooks_dir
 
 
@@ -431,9 +431,9 @@ def test_kernels_start_on_ipc_transport():
 # --------------------------------------------------------------------------- figures per mode
 
 
-@pytest.mark.parametrize("mode", ["quick", "full"])
+@pytest.mark.parametrize("mode", ["quick", "paper"])
 def test_default_figures_dir_depends_on_the_mode(tmp_path, monkeypatch, mode):
-    """Quick runs write under build/figures and never touch figures/ (the committed full-mode ones)."""
+    """Quick runs write under build/figures and never touch figures/ (the committed paper-scale ones)."""
     from dlsched.reproduce import FIGURES_DIRS
 
     monkeypatch.chdir(tmp_path)
@@ -449,3 +449,91 @@ def test_default_figures_dir_depends_on_the_mode(tmp_path, monkeypatch, mode):
     if mode == "quick":
         assert expected == (tmp_path / "build" / "figures").resolve()
         assert committed.read_bytes() == b"paper-scale"
+
+
+# --------------------------------------------------------------------------- the results store
+
+STORE_NB = """
+from dlsched import experiments
+import _store_fns
+store = None if mode == "quick" else store_dir
+grid = experiments.param_grid({}, seed=list(range(n_points)))
+out = experiments.sweep(_store_fns.frame, grid, cache_dir=cache_dir, store=store, scheduler="serial")
+print(len(out), len(_store_fns.CALLS))
+"""
+
+
+def store_notebook(folder: Path, fail: bool = False) -> Path:
+    write_notebook(
+        folder / "01_store.ipynb",
+        'mode = "quick"\nn_points = 3\ncache_dir = "cache"\nstore_dir = "store"',
+        STORE_NB + ("raise RuntimeError('boom')\n" if fail else ""),
+    )
+    return folder
+
+
+def calls_printed(executed: Path) -> tuple[int, int]:
+    nb = nbformat.read(executed, as_version=4)
+    text = [o["text"] for c in nb.cells for o in c.get("outputs", []) if o.get("name") == "stdout"]
+    rows, calls = (int(x) for x in text[-1].split())
+    return rows, calls
+
+
+def test_fresh_paper_run_fills_the_store_and_a_second_run_reads_it(tmp_path, monkeypatch):
+    from dlsched.store import ResultStore
+
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parent))  # the kernel imports _store_fns
+    nb_dir = store_notebook(tmp_path / "notebooks")
+    store = tmp_path / "results"
+    common = dict(notebooks_dir=nb_dir, output_dir=tmp_path / "out", figures_dir=tmp_path / "fig",
+                  cache_dir=tmp_path / "cache", store_dir=store, progress=False)  # fmt: skip
+    manifest = reproduce("paper", fresh=True, **common)
+    assert manifest["store_committed"] == 3
+    assert manifest["notebooks"][0]["parameters"]["store_dir"] == str(store)
+    entries = ResultStore(store).entries()
+    assert len(entries) == 3 and {e["notebook"] for e in entries.values()} == {"01_store"}
+    assert calls_printed(tmp_path / "out" / "01_store.ipynb") == (12, 3)  # 3 points of 4 rows, all computed
+    # paper mode, not fresh: every point from the store (no call), the store unchanged
+    import shutil
+
+    shutil.rmtree(tmp_path / "cache")
+    manifest = reproduce("paper", **common)
+    assert manifest["store_committed"] is None
+    assert calls_printed(tmp_path / "out" / "01_store.ipynb") == (12, 0)
+    assert ResultStore(store).entries() == entries
+    # fewer points in the notebook: a fresh run drops the stored points that left it
+    manifest = reproduce("paper", {"n_points": 2}, fresh=True, **common)
+    assert manifest["store_committed"] == 2 and len(ResultStore(store).entries()) == 2
+    assert not (store / f"{sorted(set(entries) - set(ResultStore(store).entries()))[0]}.parquet").exists()
+
+
+def test_failed_fresh_run_leaves_the_store_as_it_was(tmp_path, monkeypatch):
+    from dlsched.reproduce import NotebookFailedError
+    from dlsched.store import ResultStore
+
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parent))
+    store = tmp_path / "results"
+    ok_dir = store_notebook(tmp_path / "ok")
+    common = dict(output_dir=tmp_path / "out", figures_dir=tmp_path / "fig", cache_dir=tmp_path / "cache",
+                  store_dir=store, progress=False)  # fmt: skip
+    reproduce("paper", fresh=True, notebooks_dir=ok_dir, **common)
+    before = {p.name: p.read_bytes() for p in store.iterdir()}
+    bad_dir = store_notebook(tmp_path / "bad", fail=True)
+    with pytest.raises(NotebookFailedError):
+        reproduce("paper", {"n_points": 5}, fresh=True, notebooks_dir=bad_dir, **common)
+    assert {p.name: p.read_bytes() for p in store.iterdir()} == before
+    assert len(ResultStore(store).entries()) == 3
+
+
+def test_fresh_needs_paper_mode_and_full_is_an_alias(tmp_path):
+    from dlsched.reproduce import main, normalize_mode
+
+    assert normalize_mode("full") == "paper" and normalize_mode("quick") == "quick"
+    with pytest.raises(ValueError, match="mode='huge'"):
+        normalize_mode("huge")
+    nb_dir = store_notebook(tmp_path / "notebooks")
+    with pytest.raises(ValueError, match="fresh=True .* mode='paper'"):
+        reproduce("quick", fresh=True, notebooks_dir=nb_dir, output_dir=tmp_path / "out", progress=False)
+    assert main(["--mode", "quick", "--fresh", "--notebooks-dir", str(nb_dir),
+                 "--output-dir", str(tmp_path / "out"), "--no-progress"]) == 2  # fmt: skip
+    assert not (tmp_path / "out").exists()

@@ -349,11 +349,19 @@ def run_arena(
     scheduler="serial",
     cache_dir=None,
     progress: bool = False,
+    store=None,
 ) -> pd.DataFrame:
-    """Run :func:`arena_point` over ``grid`` through :func:`dlsched.experiments.sweep`."""
+    """Run :func:`arena_point` over ``grid`` through :func:`dlsched.experiments.sweep`.
+
+    ``scheduler``, ``cache_dir``, ``progress`` and ``store`` are passed to
+    :func:`~dlsched.experiments.sweep`: ``store`` (a :class:`dlsched.store.ResultStore` or its
+    folder, read-only; default None, no store) is looked up for each point before ``cache_dir``.
+    """
     from dlsched.experiments import sweep
 
-    return sweep(arena_point, list(grid), scheduler=scheduler, cache_dir=cache_dir, progress=progress)
+    return sweep(
+        arena_point, list(grid), scheduler=scheduler, cache_dir=cache_dir, progress=progress, store=store
+    )
 
 
 # --------------------------------------------------------------------------- summaries, claims, figures
