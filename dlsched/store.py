@@ -328,7 +328,7 @@ def _manifest_bytes(entries: Mapping[str, Mapping[str, Any]]) -> bytes:
 def regenerate_hint(
     key: str, entry: Mapping[str, Any] | None, store_path: str | os.PathLike[str] | None = None
 ) -> str:
-    """The command that recomputes a stored point: ``dlsched reproduce --only NN --mode full --fresh``
+    """The command that recomputes a stored point: ``dlsched reproduce --only NN --mode paper --fresh``
     for its notebook (a ``notebook`` whose name starts with digits), else a ``python -c`` calling
     :func:`regenerate` with the function, the JSON params and (if not the default) the store folder."""
     if entry is None:
@@ -336,7 +336,7 @@ def regenerate_hint(
     nb = entry.get("notebook")
     m = re.match(r"(\d+)", Path(str(nb)).name) if nb else None
     if m:
-        return f"dlsched reproduce --only {m.group(1)} --mode full --fresh"
+        return f"dlsched reproduce --only {m.group(1)} --mode paper --fresh"
     code = (
         "import json, sys; from dlsched.store import regenerate; "
         "regenerate(sys.argv[1], json.loads(sys.argv[2]), *sys.argv[3:])"

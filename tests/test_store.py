@@ -287,7 +287,7 @@ def test_audit_fails_on_tampered_value_and_bad_sha256(tmp_path):
     mismatch = next(line for line in lines if line.startswith("MISMATCH"))
     assert "_store_fns:frame" in mismatch and k_bad[:12] in mismatch
     assert json.dumps(p_bad, sort_keys=True) in text
-    assert "dlsched reproduce --only 07 --mode full --fresh" in text
+    assert "dlsched reproduce --only 07 --mode paper --fresh" in text
     corrupt = next(line for line in lines if line.startswith("CORRUPT"))
     assert k_sha[:12] in corrupt and "python -c" in text and "regenerate(sys.argv[1]" in text
     assert "_store_fns:other '{\"x\": 1.5}' " in text
