@@ -128,16 +128,28 @@ def make_policy(name: str, workload: Workload | None = None, **params) -> Policy
     Policies that need knowledge of the job population before the first arrival (OASiS's price
     estimates "based on past experience") define a ``from_workload(workload, **params)``
     classmethod; it is used when ``workload`` is given. Other policies ignore ``workload``.
-    When ``workload`` is given, :func:`check_policy` first refuses a policy that cannot run its
-    job model, naming both and the policies that can.
+    Mismatches explain themselves: jobs mapped from a trace (a registered probe source, e.g.
+    the arena's) are checked up front with :func:`check_policy`; for every other workload the
+    policy is built directly, and only if that raises ``ValueError``/``TypeError`` does
+    :func:`check_policy` run (once per process and job model, about 1 s) to replace the error by
+    :class:`IncompatibleError` naming the policy, the workload, the job model and the policies
+    that can run it -- so a matching pair pays nothing for the probe. ``dlsched run`` checks
+    every pair up front.
     """
     cls = _resolve(POLICIES, name, "policy")
     _check_params(policy_parameters(name), params, f"policy {name!r}")
-    if workload is not None:
+    if workload is None:
+        return cls(**params)
+    if workload_source(workload) != DEFAULT_PROBE:
         check_policy(name, workload)
-    if workload is not None and hasattr(cls, "from_workload"):
-        return cls.from_workload(workload, **params)
-    return cls(**params)
+    try:
+        if hasattr(cls, "from_workload"):
+            return cls.from_workload(workload, **params)
+        return cls(**params)
+    except (ValueError, TypeError):
+        if not _probing:
+            check_policy(name, workload)  # raises IncompatibleError when the job model is the cause
+        raise
 
 
 def make_workload(name: str, seed=0, **params) -> Workload:

@@ -49,6 +49,7 @@ together) and the index rule of ``sweep`` in :func:`tidy_frame` (which ``sweep``
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import hashlib
 import importlib
@@ -212,6 +213,34 @@ def _fingerprint_files(path: str) -> list[tuple[str, Path]]:
     return sorted(files.items()) + extra
 
 
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(
+        stmt.value.value, str
+    )
+
+
+def _strip_docstrings(tree: ast.AST) -> ast.AST:
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            if node.body and _is_docstring(node.body[0]):
+                node.body = node.body[1:] or [ast.Pass()]
+    return tree
+
+
+def _code_of(path: Path) -> bytes:
+    """The code of a source file for the fingerprint: a Python file's syntax tree without its
+    docstrings (so comments, docstrings and layout do not stale the store), else its bytes with
+    CRLF read as LF."""
+    data = path.read_bytes().replace(b"\r\n", b"\n")
+    if path.suffix != ".py":
+        return data
+    try:
+        tree = ast.parse(data, filename=str(path))
+    except SyntaxError:
+        return data
+    return ast.dump(_strip_docstrings(tree), annotate_fields=False, include_attributes=False).encode()
+
+
 def code_fingerprint(fn: Callable[..., Any] | str) -> str:
     """sha256 of the source files a point of ``fn`` depends on.
 
@@ -228,7 +257,8 @@ def code_fingerprint(fn: Callable[..., Any] | str) -> str:
     * for ``fn`` outside dlsched (tests, user code): its module's source file.
 
     Files are hashed in sorted order of their paths relative to the package (path, length and
-    bytes with CRLF read as LF, so a Windows checkout gives the same fingerprint). Data files and
+    the syntax tree without docstrings, :func:`_code_of`: a change of a comment, a docstring or
+    the layout keeps the fingerprint; any change of the code changes it). Data files and
     plotting code are not included. Results are memoised per function and file stat signature.
 
     Parameters
@@ -249,7 +279,7 @@ def code_fingerprint(fn: Callable[..., Any] | str) -> str:
         return memo[1]
     h = hashlib.sha256()
     for name, p in files:
-        data = p.read_bytes().replace(b"\r\n", b"\n")
+        data = _code_of(p)
         h.update(f"{name}\0{len(data)}\0".encode())
         h.update(data)
     digest = h.hexdigest()

@@ -348,3 +348,24 @@ def test_regenerate_hint_command_runs(tmp_path):
     argv = [sys.executable, *shlex.split(hint)[1:]]
     subprocess.run(argv, env=env, check=True, capture_output=True, timeout=120)
     assert_frame_equal(s.get(key), store.recompute(fns.other, XGRID[0])[0], check_exact=True)
+
+
+def test_fingerprint_ignores_docstrings_comments_and_layout_not_code(tmp_path, monkeypatch):
+    import importlib
+    import os
+
+    from dlsched.store import code_fingerprint
+
+    mod = tmp_path / "fpmod.py"
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    def fingerprint(text: str, tick: int) -> str:
+        mod.write_text(text)
+        os.utime(mod, ns=(tick, tick))  # the memo keys on mtime and size
+        importlib.invalidate_caches()
+        return code_fingerprint("fpmod:f")
+
+    a = fingerprint('"""Doc."""\n\ndef f(p):\n    """Run."""\n    return p  # note\n', 1)
+    b = fingerprint('"""Other doc."""\n\n\ndef f(p):\n    """Changed."""\n    return (p)\n', 2)
+    c = fingerprint('"""Doc."""\n\ndef f(p):\n    return p + 1\n', 3)
+    assert a == b and a != c

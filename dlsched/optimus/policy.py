@@ -37,8 +37,9 @@ Floating point and ties (issue 19)
 ----------------------------------
 Every discrete choice below compares computed floats with the tolerance of
 :mod:`dlsched.core.numerics`: two values within ``REL_TOL`` (1e-9) of the larger magnitude plus
-``ABS_TOL`` (1e-12) are equal, and equal candidates go to the documented key. Capacity fit tests
-keep their absolute slack ``_EPS = 1e-9`` (sums of demands, integer-valued in the workloads).
+``ABS_TOL`` (0: no absolute floor) are equal, and equal candidates go to the documented key.
+Capacity fit tests keep their absolute slack ``_EPS = 1e-9`` (sums of demands, integer-valued in
+the workloads).
 
 =================================================  ====================  ========================
 decision (spec line)                               comparison            tie -> key

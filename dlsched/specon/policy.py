@@ -48,9 +48,10 @@ Floating point and ties (issue 19)
 ----------------------------------
 Every discrete choice below that compares computed floats treats two values within
 :data:`~dlsched.core.numerics.REL_TOL` (1e-9) of the larger magnitude, plus
-:data:`~dlsched.core.numerics.ABS_TOL` (1e-12), as equal ("tol" below; :mod:`dlsched.core.numerics`),
-so that a last-bit difference cannot flip it on another machine. Integer comparisons (counts,
-slots, :math:`d_{c_j}`, :math:`bf`, Alg. 1 l. 15, Alg. 3) need none.
+:data:`~dlsched.core.numerics.ABS_TOL` (0: no absolute floor), as equal ("tol" below;
+:mod:`dlsched.core.numerics`), so that a last-bit difference cannot flip it on another
+machine. Integer comparisons (counts, slots, :math:`d_{c_j}`, :math:`bf`, Alg. 1 l. 15, Alg. 3)
+need none.
 
 ================================  =======================================  ===============================
 decision                          rule (tol: the numerics tolerance)       tie / boundary
