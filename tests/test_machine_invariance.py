@@ -52,15 +52,19 @@ def _run(extra_env: dict[str, str]) -> dict:
 
 
 def _native_runtime() -> dict:
-    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
-    from threadpoolctl import threadpool_info
-
-    blas = [i for i in threadpool_info() if i.get("user_api") == "blas"]
-    return {
-        "dispatch": [d for d in __cpu_dispatch__ if __cpu_features__.get(d)],
-        "arch": (blas[0].get("architecture") or "") if blas else "",
-        "openblas": bool(blas) and blas[0].get("internal_api") == "openblas",
-    }
+    """Dispatch targets and BLAS kernel of a fresh interpreter without NPY_DISABLE_CPU_FEATURES
+    (the CPU's own, even when this process runs with some disabled)."""
+    code = (
+        "import json, numpy; from numpy._core._multiarray_umath import __cpu_dispatch__ as d, "
+        "__cpu_features__ as f; from threadpoolctl import threadpool_info as t; "
+        "b = [i for i in t() if i.get('user_api') == 'blas']; "
+        "print(json.dumps({'dispatch': [x for x in d if f.get(x)], "
+        "'arch': (b[0].get('architecture') or '') if b else '', "
+        "'openblas': bool(b) and b[0].get('internal_api') == 'openblas'}))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "NPY_DISABLE_CPU_FEATURES"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
 
 
 def variants() -> dict[str, dict[str, str]]:
