@@ -14,7 +14,7 @@
     side that declares it (an error if both or neither do). Values are Python literals when they
     parse as such (``3``, ``0.5``, ``True``, ``[1, 2]``), strings otherwise.
 
-``dlsched reproduce [--mode quick|paper] [--fresh] [--param k=v ...] [--only NN]``
+``dlsched reproduce [--mode quick|paper] [--fresh | --record] [--param k=v ...] [--only NN]``
     run every notebook with papermill (see :mod:`dlsched.reproduce`).
 
 ``dlsched list``

@@ -568,10 +568,12 @@ def sweep(
         it. None (default): no store, and ``DLSCHED_STORE_RECORD`` is ignored.
         *Recording*: when a store is given and the environment variable ``DLSCHED_STORE_RECORD``
         names a staging folder (set by the regeneration runner to a
-        :class:`dlsched.store.StoreWriter`'s ``path``), every point is recomputed, reading neither
-        the store nor the cache, and each computed point (frame and seconds) is recorded into that
-        folder (:func:`dlsched.store.record`; ``DLSCHED_NOTEBOOK`` names the notebook); the runner
-        commits the folder into the store afterwards.
+        :class:`dlsched.store.StoreWriter`'s ``path``), each computed point (frame and seconds) is
+        recorded into that folder (:func:`dlsched.store.record`; ``DLSCHED_NOTEBOOK`` names the
+        notebook) and the runner commits the folder into the store afterwards. With
+        ``DLSCHED_STORE_FRESH=1`` every point is recomputed, reading neither the store nor the
+        cache; otherwise points the store holds are served (and marked used,
+        :func:`dlsched.store.keep`) and the others computed, never read from the cache.
 
     Returns
     -------
@@ -646,17 +648,22 @@ def sweep(
     if store is not None:
         results = store if isinstance(store, _store.ResultStore) else _store.ResultStore(store)
     staging = (os.environ.get(_store.RECORD_ENV) or None) if results is not None else None
+    fresh = staging is not None and os.environ.get(_store.FRESH_ENV) == "1"
 
     done: dict[str, pd.DataFrame] = {}
-    if staging is None:  # recording recomputes every point
-        for source in (results, cache):
-            if source is None:
-                continue
-            for k in first:
-                if k not in done:
-                    df = source.get(k)
-                    if df is not None:
-                        done[k] = df
+    # Recording: fresh recomputes every point; otherwise the store's points are kept and the
+    # missing ones computed from scratch (never taken from the cache, which may be older code).
+    sources = () if fresh else (results,) if staging is not None else (results, cache)
+    for source in sources:
+        if source is None:
+            continue
+        for k in first:
+            if k not in done:
+                df = source.get(k)
+                if df is not None:
+                    done[k] = df
+                    if staging is not None:
+                        _store.keep(staging, k)
     todo = [k for k in first if k not in done]
 
     def finish(k: str, data: bytes, seconds: float) -> None:

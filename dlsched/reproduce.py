@@ -586,6 +586,7 @@ def reproduce(
     progress: bool = True,
     store_dir: str | os.PathLike[str] | None = None,
     fresh: bool = False,
+    record: bool = False,
 ) -> dict[str, Any]:
     """Execute the notebooks in order with papermill and write ``output_dir/manifest.json``.
 
@@ -630,6 +631,10 @@ def reproduce(
         recomputed points into the store at once, dropping the stored points of those notebooks
         that no longer occur (their parameters left the notebook). A failed or interrupted run
         leaves the store as it was.
+    record : bool, default False
+        Paper mode only: like ``fresh``, but points the store already holds (and whose code did
+        not change) are served and kept, and only the missing or stale ones are computed (from
+        scratch, never from the cache) and added. ``fresh`` implies it.
 
     Returns
     -------
@@ -657,8 +662,9 @@ def reproduce(
     from dlsched import store as result_store
 
     mode = normalize_mode(mode)
-    if fresh and mode != "paper":
-        raise ValueError("fresh=True regenerates the paper-scale store: it needs mode='paper'")
+    if (fresh or record) and mode != "paper":
+        raise ValueError("fresh/record write the paper-scale store: they need mode='paper'")
+    record = record or fresh
     params = dict(params or {})
     nb_dir = Path(notebooks_dir).resolve()
     out_dir = Path(output_dir).resolve()
@@ -683,6 +689,7 @@ def reproduce(
         "figures_dir": str(fig_dir),
         "store_dir": str(store_path),
         "fresh": fresh,
+        "record": record,
         "store_committed": None,
         "started_utc": datetime.now(UTC).isoformat(timespec="seconds"),
         "status": "running",
@@ -708,10 +715,12 @@ def reproduce(
             (out_dir / nb.name).unlink()
 
     failure: NotebookFailedError | None = None
-    writer = result_store.StoreWriter(store_path) if fresh else None
-    saved_env = {k: os.environ.get(k) for k in (result_store.RECORD_ENV, result_store.NOTEBOOK_ENV)}
+    writer = result_store.StoreWriter(store_path) if record else None
+    saved_env = {k: os.environ.get(k) for k in (result_store.RECORD_ENV, result_store.NOTEBOOK_ENV,
+                                                 result_store.FRESH_ENV)}  # fmt: skip
     if writer is not None:  # the kernels (and their Dask workers) inherit the environment
         os.environ[result_store.RECORD_ENV] = str(writer.path)
+        os.environ[result_store.FRESH_ENV] = "1" if fresh else "0"
     bar = tqdm(
         list(zip(selected, manifest["notebooks"], strict=False)),
         desc=f"reproduce ({mode})",
@@ -818,6 +827,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--fresh", action="store_true",
                         help="paper mode: recompute every sweep point and rewrite the store's points "
                              "of the selected notebooks (atomically, after all succeeded)")
+    parser.add_argument("--record", action="store_true",
+                        help="paper mode: keep the stored points, compute and add the missing or "
+                             "stale ones (atomically, after all succeeded)")
     parser.add_argument("--kernel", default=None)
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
@@ -835,6 +847,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             progress=not args.no_progress,
             store_dir=args.store_dir,
             fresh=args.fresh,
+            record=args.record,
         )
     except NotebookFailedError as exc:
         print(f"reproduce: {exc}", file=sys.stderr)

@@ -2,9 +2,12 @@
 
 A *results store* is a folder (by default ``data/results/`` of the repository) with
 
-* one zstd-compressed parquet file ``<key>.parquet`` per sweep point, where ``key`` is
-  :func:`dlsched.experiments.cache_key` of the experiment function and the point's parameters;
-* ``manifest.json``: ``{"format": 1, "entries": {<key>: <entry>, ...}}`` with, per key,
+* ``packs/<sha256>.parquet``: zstd-compressed parquet files, each holding the points of one
+  (notebook, experiment function, schema) one after the other (one file per point cost about
+  8 KB of parquet metadata per point; packed, the whole paper-scale store stays a few MB);
+* ``manifest.json``: ``{"format": 2, "entries": {<key>: <entry>, ...}, "packs": {<file>:
+  {"sha256", "rows", "points"}}}`` where ``key`` is :func:`dlsched.experiments.cache_key` of the
+  experiment function and the point's parameters, and each entry holds
 
   ============== ==========================================================================
   ``fn``          import path ``"module:qualname"`` of the experiment function
@@ -12,34 +15,42 @@ A *results store* is a folder (by default ``data/results/`` of the repository) w
   ``version``     ``dlsched.__version__`` when the point was computed
   ``fingerprint`` :func:`code_fingerprint` of ``fn`` when the point was computed
   ``seconds``     compute time of the point (wall clock of ``fn``), for information
-  ``sha256``      sha256 of the stored file's bytes
-  ``rows``        number of rows of the frame
+  ``sha256``      :func:`frame_sha256` of the point's frame (columns, dtypes, values)
+  ``schema``      :func:`schema_of` the frame (points of one schema share a pack)
+  ``pack``        the pack file; ``start``, ``rows``: the point's rows in it
   ``notebook``    the notebook that computed it (env var ``DLSCHED_NOTEBOOK``) or null
-  ``audit``       false for functions whose results contain wall-clock times (:func:`is_volatile`)
+  ``volatile``    its wall-clock columns (:data:`VOLATILE`), left out of the audit's comparison
+  ``audit``       false only for a frame that is all wall-clock measurement
   ============== ==========================================================================
 
-Reading (:meth:`ResultStore.get`) verifies the sha256 of every file it serves. An entry whose file
-is missing or whose bytes do not match raises :class:`StoreCorruptError` naming the key and how to
-regenerate it; a damaged store is never silently recomputed. An entry is *stale* when its
-fingerprint (or version) differs from the current code's; a stale entry is not served (``get``
-returns None, so :func:`dlsched.experiments.sweep` recomputes the point) unless
-``allow_stale=True``.
+Reading (:meth:`ResultStore.get`) verifies the sha256 of every pack it opens and the sha256 of
+every point it slices out. An entry whose pack is missing or does not match raises
+:class:`StoreCorruptError` naming the key and how to regenerate it; a damaged store is never
+silently recomputed. An entry is *stale* when its fingerprint (or version) differs from the
+current code's; a stale entry is not served (``get`` returns None, so
+:func:`dlsched.experiments.sweep` recomputes the point) unless ``allow_stale=True``.
 
 Writing goes through a :class:`StoreWriter` (``store.staging()``): points are recorded into a
 staging folder (under ``build/store-staging/`` for a store inside the repository, else a hidden
 folder next to the store), and :meth:`StoreWriter.commit` builds the complete new store in a
-hidden sibling folder (unchanged files hard-linked, new ones added, new manifest) and swaps it in
-with two renames. An interrupted regeneration (before or during commit) leaves the store as it
-was; if a process dies between the two renames, the next :class:`ResultStore` on that folder
-puts the old store back. One writer at a time per store.
+hidden sibling folder (unchanged packs hard-linked, changed ones rewritten, new manifest) and
+swaps it in with two renames. An interrupted regeneration (before or during commit) leaves the
+store as it was; if a process dies between the two renames, the next :class:`ResultStore` on
+that folder puts the old store back. One writer at a time per store.
 
 Recording from a sweep: when the environment variable ``DLSCHED_STORE_RECORD`` names a staging
-folder (the regeneration runner sets it to ``writer.path``) and a sweep is given a ``store``, the
-sweep recomputes every point (reading neither the store nor the cache) and records each computed
-point into that folder (:func:`record`); the runner then calls ``writer.commit()``.
+folder (the regeneration runner sets it to ``writer.path``) and a sweep is given a ``store``:
+
+* with ``DLSCHED_STORE_FRESH=1`` (``dlsched reproduce --mode paper --fresh``) the sweep
+  recomputes every point, reading neither the store nor the cache, and records each (:func:`record`);
+* otherwise (``dlsched reproduce --mode paper --record``) it serves the points the store holds
+  (marking them used, :func:`keep`), computes the missing or stale ones from scratch (never from
+  the cache) and records those.
+
+The runner then calls ``writer.commit()``.
 
 :func:`audit` (the ``dlsched audit`` command) recomputes a sample of stored points from scratch and
-requires each to equal the stored frame exactly.
+requires each to equal the stored frame exactly (wall-clock columns aside).
 
 Import floor: this module imports nothing of dlsched but the package version, so that
 :mod:`dlsched.experiments` (which reads and records stores in ``sweep``) can import it. It
@@ -64,9 +75,11 @@ import shlex
 import shutil
 import tempfile
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pandas as pd
@@ -75,6 +88,7 @@ import dlsched
 
 __all__ = [
     "DEFAULT_PATH",
+    "FRESH_ENV",
     "NOTEBOOK_ENV",
     "RECORD_ENV",
     "VOLATILE",
@@ -86,20 +100,26 @@ __all__ = [
     "audit",
     "code_fingerprint",
     "fn_path",
+    "frame_sha256",
     "is_volatile",
+    "keep",
     "load_fn",
     "point_key",
     "record",
     "regenerate",
+    "schema_of",
     "select_sample",
+    "volatile_columns",
 ]
 
 PACKAGE = Path(__file__).resolve().parent
 REPO = PACKAGE.parent
 DEFAULT_PATH = REPO / "data" / "results"
 MANIFEST = "manifest.json"
-FORMAT = 1
+FORMAT = 2
+PACKS = "packs"
 RECORD_ENV = "DLSCHED_STORE_RECORD"
+FRESH_ENV = "DLSCHED_STORE_FRESH"
 NOTEBOOK_ENV = "DLSCHED_NOTEBOOK"
 ZSTD_LEVEL = 19
 
@@ -108,16 +128,17 @@ _KEY_RE = re.compile(r"^[0-9a-f]{64}$")
 # --------------------------------------------------------------------------- experiment functions
 
 #: Experiment functions (``"module:qualname"``) whose frames contain wall-clock times (solver or
-#: search seconds), so a recomputation never equals the stored frame: stored with
-#: ``audit: false`` and skipped by :func:`audit`. A function outside this set can say the same
-#: with the attribute ``fn.volatile = True``.
-VOLATILE = frozenset(
+#: search seconds), and those columns: a recomputation never equals them, so :func:`audit`
+#: compares every other column exactly and leaves these out. ``("*",)`` would mean the whole frame
+#: is a measurement (stored with ``audit: false``, skipped). A function outside this table can say
+#: the same with the attribute ``fn.volatile = ("column", ...)``.
+VOLATILE: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
-        "dlsched.oasis.experiments:ratio_run",  # solve_seconds
-        "dlsched.aonline.experiments:ratio_run",  # solve_seconds
-        "dlsched.aonline.checks:ratio_run",  # opt_seconds
-        "dlsched.pdors.checks:ratio_run",  # milp_seconds
-        "dlsched.pdors.checks:quantisation_run",  # seconds
+        "dlsched.oasis.experiments:ratio_run": ("solve_seconds",),
+        "dlsched.aonline.experiments:ratio_run": ("solve_seconds",),
+        "dlsched.aonline.checks:ratio_run": ("opt_seconds",),
+        "dlsched.pdors.checks:ratio_run": ("milp_seconds",),
+        "dlsched.pdors.checks:quantisation_run": ("seconds",),
     }
 )
 
@@ -151,12 +172,20 @@ def load_fn(path: str) -> Callable[[dict], pd.DataFrame]:
     return obj
 
 
+def volatile_columns(fn: Callable[..., Any] | str) -> tuple[str, ...]:
+    """The wall-clock columns of ``fn``'s frames (``fn.volatile`` or :data:`VOLATILE`; ``()`` for
+    none, ``("*",)`` for a frame that is all measurement)."""
+    own = None if isinstance(fn, str) else getattr(fn, "volatile", None)
+    if own is not None:
+        if isinstance(own, str) or not all(isinstance(c, str) for c in own):
+            raise TypeError(f"{fn_path(fn)}.volatile must be a tuple of column names, got {own!r}")
+        return tuple(own)
+    return tuple(VOLATILE.get(fn_path(fn), ()))
+
+
 def is_volatile(fn: Callable[..., Any] | str) -> bool:
-    """Whether ``fn``'s frames hold wall-clock measurements: ``fn.volatile is True`` or its import
-    path is in :data:`VOLATILE`. Such points are stored with ``audit: false``."""
-    if not isinstance(fn, str) and getattr(fn, "volatile", False) is True:
-        return True
-    return fn_path(fn) in VOLATILE
+    """Whether any of ``fn``'s columns is a wall-clock measurement (:func:`volatile_columns`)."""
+    return bool(volatile_columns(fn))
 
 
 def point_key(fn: Callable[..., Any] | str, params: Mapping[str, Any], version: str | None = None) -> str:
@@ -179,37 +208,111 @@ def point_key(fn: Callable[..., Any] | str, params: Mapping[str, Any], version: 
 # --------------------------------------------------------------------------- code fingerprints
 
 WINGS = ("oasis", "optimus", "pdors", "aonline", "specon")
-#: Files every point depends on (relative to the package folder).
-COMMON_FILES = ("core/*.py", "baselines/*.py", "experiments.py", "workloads.py", "traces.py", "registry.py")
+#: Files every point depends on (relative to the package folder): the shared model and the
+#: modules the registry loads by name (so no import statement leads to them).
+COMMON_FILES = ("core/*.py", "baselines/*.py", "workloads.py", "traces.py", "registry.py")
 #: Modules of another wing that a wing imports on purpose (see tests/test_import_floors.py).
 WING_EXTRAS = {"specon": ("optimus/curves.py",)}
+#: Modules that never compute a stored value (storage, running notebooks, the site, the command
+#: line, plots): left out of every fingerprint even when imported.
+NOT_FINGERPRINTED = frozenset({"store.py", "reproduce.py", "book.py", "cli.py", "plotting.py", "__main__.py"})
+#: Where the registry points: the modules it imports by name (``"module:attr"`` strings).
+_REGISTRY_TARGET = re.compile(r'"(dlsched(?:\.\w+)+):\w+"')
 
 _FP_MEMO: dict[str, tuple[tuple, str]] = {}
+
+
+def _module_file(module: str) -> Path | None:
+    """The source file of a dlsched module name (package -> its ``__init__.py``), or None."""
+    parts = module.split(".")
+    if not parts or parts[0] != "dlsched":
+        return None
+    base = PACKAGE.joinpath(*parts[1:])
+    if base.with_suffix(".py").is_file():
+        return base.with_suffix(".py")
+    if (base / "__init__.py").is_file():
+        return base / "__init__.py"
+    return None
+
+
+def _module_of(file: Path) -> str:
+    rel = file.relative_to(PACKAGE).with_suffix("")
+    parts = ["dlsched", *rel.parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported(file: Path) -> set[str]:
+    """dlsched modules that ``file`` imports (statically, anywhere in the file), with their parent
+    packages (importing ``a.b.c`` runs ``a/__init__`` and ``a/b/__init__``)."""
+    try:
+        tree = ast.parse(file.read_bytes(), filename=str(file))
+    except SyntaxError:
+        return set()
+    here = _module_of(file)
+    package = here if file.name == "__init__.py" else here.rpartition(".")[0]
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            names.add(mod)
+            names.update(f"{mod}.{a.name}" for a in node.names)  # `from pkg import module`
+    out: set[str] = set()
+    for name in names:
+        parts = name.split(".")
+        out.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return {m for m in out if m.startswith("dlsched")}
+
+
+def _closure(modules: list[str]) -> dict[str, Path]:
+    """The dlsched source files reachable from ``modules`` through static imports."""
+    seen: dict[str, Path] = {}
+    todo = list(modules)
+    while todo:
+        file = _module_file(todo.pop())
+        if file is None:
+            continue
+        name = file.relative_to(PACKAGE).as_posix()
+        if name in seen or file.name in NOT_FINGERPRINTED and file.parent == PACKAGE:
+            continue
+        seen[name] = file
+        todo.extend(_imported(file))
+    return seen
 
 
 def _fingerprint_files(path: str) -> list[tuple[str, Path]]:
     module = path.partition(":")[0]
     parts = module.split(".")
     patterns = list(COMMON_FILES)
+    roots = [module]
     extra: list[tuple[str, Path]] = []
     if parts[0] == "dlsched":
         floor = parts[1] if len(parts) > 1 else ""
         if floor in WINGS:
-            patterns += [f"{floor}/*.py", *WING_EXTRAS.get(floor, ())]
+            patterns += list(WING_EXTRAS.get(floor, ()))
+            registry = (PACKAGE / "registry.py").read_text(encoding="utf-8")
+            roots += [m for m in _REGISTRY_TARGET.findall(registry) if m.split(".")[1] == floor]
         else:  # arena, experiments, registry-driven functions: any wing may run
             patterns += [f"{w}/*.py" for w in WINGS]
             if floor == "arena":
                 patterns.append("arena/*.py")
-            elif floor:
-                patterns.append(f"{floor}.py")
     else:  # a function outside the package: its own source file
         spec = importlib.util.find_spec(module)
         if spec is None or not spec.origin or not os.path.isfile(spec.origin):
             raise ValueError(f"code_fingerprint: cannot find the source of module {module!r}")
         extra.append((f"<{module}>", Path(spec.origin)))
+        roots = []
     files = {
         p.relative_to(PACKAGE).as_posix(): p for pat in patterns for p in PACKAGE.glob(pat) if p.is_file()
     }
+    files.update(_closure(roots))
+    files.update(_closure([_module_of(p) for p in list(files.values())]))
     return sorted(files.items()) + extra
 
 
@@ -310,6 +413,29 @@ def decode(data: bytes) -> pd.DataFrame:
     return pd.read_parquet(io.BytesIO(data), engine="pyarrow")
 
 
+def schema_of(df: pd.DataFrame) -> str:
+    """16 hex digits naming a frame's columns and dtypes (points of one schema share a pack)."""
+    text = json.dumps(
+        [[str(c), repr(t) if isinstance(t, pd.CategoricalDtype) else str(t)] for c, t in df.dtypes.items()],
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def frame_sha256(df: pd.DataFrame) -> str:
+    """sha256 of a frame's content: its column names, dtypes, length and
+    ``pandas.util.hash_pandas_object`` of its rows (the index is not part of a stored frame).
+
+    This is what a manifest entry's ``sha256`` holds; reading a point recomputes it from the
+    frame sliced out of its pack, so a damaged pack or a wrong slice is caught."""
+    h = hashlib.sha256()
+    h.update(json.dumps([[str(c), str(t)] for c, t in df.dtypes.items()], separators=(",", ":")).encode())
+    h.update(len(df).to_bytes(8, "little"))
+    if len(df.columns) and len(df):
+        h.update(pd.util.hash_pandas_object(df, index=False).to_numpy().tobytes())
+    return h.hexdigest()
+
+
 def recompute(
     fn: Callable[[dict], pd.DataFrame] | str, params: Mapping[str, Any]
 ) -> tuple[pd.DataFrame, float]:
@@ -350,8 +476,14 @@ def _write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
-def _manifest_bytes(entries: Mapping[str, Mapping[str, Any]]) -> bytes:
-    doc = {"format": FORMAT, "entries": {k: dict(entries[k]) for k in sorted(entries)}}
+def _manifest_bytes(
+    entries: Mapping[str, Mapping[str, Any]], packs: Mapping[str, Mapping[str, Any]]
+) -> bytes:
+    doc = {
+        "format": FORMAT,
+        "entries": {k: dict(entries[k]) for k in sorted(entries)},
+        "packs": {k: dict(packs[k]) for k in sorted(packs)},
+    }
     return (json.dumps(doc, indent=1, sort_keys=True) + "\n").encode()
 
 
@@ -381,7 +513,7 @@ def regenerate_hint(
 
 
 class StoreCorruptError(RuntimeError):
-    """A manifest entry whose file is missing or whose bytes do not match its sha256.
+    """A manifest entry whose pack is missing or does not match its sha256.
 
     ``key`` names the entry; the message says how to regenerate it.
     """
@@ -400,6 +532,12 @@ def _recover(path: Path) -> None:
         os.rename(olds.pop(), path)
     for p in olds:  # the swap completed; the old copy is garbage
         shutil.rmtree(p, ignore_errors=True)
+
+
+#: Decoded packs, most recently used last: ``{(file, sha256): frame}`` (notebooks open a store per
+#: sweep; a pack is read and verified once per process).
+_PACK_CACHE: OrderedDict[tuple[str, str], pd.DataFrame] = OrderedDict()
+_PACK_CACHE_SIZE = 64
 
 
 class ResultStore:
@@ -425,19 +563,19 @@ class ResultStore:
             raise NotADirectoryError(f"ResultStore: path {str(self.path)!r} is not a folder")
         if self.path.parent.is_dir():
             _recover(self.path)
-        self._loaded: tuple[tuple, dict[str, dict]] | None = None
+        self._loaded: tuple[tuple, dict[str, dict], dict[str, dict]] | None = None
         self._fingerprints: dict[str, str] = {}
 
     def __repr__(self) -> str:
         return f"ResultStore({str(self.path)!r})"
 
     # -- manifest
-    def _manifest(self) -> dict[str, dict]:
+    def _load(self) -> tuple[dict[str, dict], dict[str, dict]]:
         file = self.path / MANIFEST
         try:
             st = file.stat()
         except FileNotFoundError:
-            return {}
+            return {}, {}
         sig = (st.st_mtime_ns, st.st_size, st.st_ino)
         if self._loaded is None or self._loaded[0] != sig:
             try:
@@ -448,15 +586,28 @@ class ResultStore:
                 not isinstance(doc, dict)
                 or doc.get("format") != FORMAT
                 or not isinstance(doc.get("entries"), dict)
+                or not isinstance(doc.get("packs"), dict)
             ):
-                raise ValueError(f"ResultStore: {str(file)!r} is not a format-{FORMAT} manifest")
-            self._loaded = (sig, doc["entries"])
-        return self._loaded[1]
+                raise ValueError(
+                    f"ResultStore: {str(file)!r} is not a format-{FORMAT} manifest (got format "
+                    f"{doc.get('format') if isinstance(doc, dict) else None!r}); regenerate the store: "
+                    "dlsched reproduce --mode paper --fresh"
+                )
+            self._loaded = (sig, doc["entries"], doc["packs"])
+        return self._loaded[1], self._loaded[2]
+
+    def _manifest(self) -> dict[str, dict]:
+        return self._load()[0]
 
     def entries(self) -> dict[str, dict]:
         """A copy of the manifest's entries, ``{key: entry}``, sorted by key."""
         m = self._manifest()
         return {k: dict(m[k]) for k in sorted(m)}
+
+    def packs(self) -> dict[str, dict]:
+        """A copy of the manifest's packs, ``{file name: {"sha256", "rows", "points"}}``."""
+        p = self._load()[1]
+        return {k: dict(p[k]) for k in sorted(p)}
 
     def entry(self, key: str) -> dict | None:
         """The manifest entry of ``key`` (a copy), or None."""
@@ -471,9 +622,9 @@ class ResultStore:
         return len(self._manifest())
 
     def size_bytes(self) -> int:
-        """Bytes of the manifest and of the files it lists (missing files count 0)."""
+        """Bytes of the manifest and of the packs it lists (missing files count 0)."""
         total = 0
-        for name in [MANIFEST, *(f"{k}.parquet" for k in self._manifest())]:
+        for name in [MANIFEST, *(f"{PACKS}/{p}" for p in self._load()[1])]:
             with contextlib.suppress(FileNotFoundError):
                 total += (self.path / name).stat().st_size
         return total
@@ -503,34 +654,69 @@ class ResultStore:
         return [k for k in sorted(self._manifest()) if self.stale_reason(k) is not None]
 
     # -- reading
-    def read_bytes(self, key: str) -> bytes | None:
-        """The verified bytes of ``key``'s file, or None if the manifest does not list it.
-
-        Raises
-        ------
-        StoreCorruptError
-            If the file is missing or its sha256 differs from the manifest's.
-        """
-        e = self._manifest().get(_check_key(key))
-        if e is None:
-            return None
-        file = self.path / f"{key}.parquet"
-        hint = regenerate_hint(key, e, self.path)
+    def _pack(self, name: str, key: str, hint: str) -> pd.DataFrame:
+        info = self._load()[1].get(name)
+        file = self.path / PACKS / name
+        if info is None:
+            raise StoreCorruptError(
+                f"results store {str(self.path)!r}: entry {key} names pack {name}, which the manifest "
+                f"does not list; regenerate it: {hint}",
+                key,
+            )
+        memo = (str(file.resolve()), str(info.get("sha256")))
+        if memo in _PACK_CACHE:
+            _PACK_CACHE.move_to_end(memo)
+            return _PACK_CACHE[memo]
         try:
             data = file.read_bytes()
         except FileNotFoundError:
             raise StoreCorruptError(
-                f"results store {str(self.path)!r}: entry {key} ({e.get('fn')}) is in the manifest but "
-                f"its file {file.name} is missing; regenerate it: {hint}",
+                f"results store {str(self.path)!r}: entry {key} is in the manifest but its pack "
+                f"{PACKS}/{name} is missing; regenerate it: {hint}",
                 key,
             ) from None
-        if _sha256(data) != e.get("sha256"):
+        if _sha256(data) != info.get("sha256"):
             raise StoreCorruptError(
-                f"results store {str(self.path)!r}: entry {key} ({e.get('fn')}): {file.name} does not "
-                f"match its sha256 in the manifest; regenerate it: {hint}",
+                f"results store {str(self.path)!r}: entry {key}: pack {PACKS}/{name} does not match "
+                f"its sha256 in the manifest; regenerate it: {hint}",
                 key,
             )
-        return data
+        frame = decode(data)
+        _PACK_CACHE[memo] = frame
+        while len(_PACK_CACHE) > _PACK_CACHE_SIZE:
+            _PACK_CACHE.popitem(last=False)
+        return frame
+
+    def read_frame(self, key: str) -> pd.DataFrame | None:
+        """The verified stored frame of ``key`` (stale or not), or None if the manifest does not
+        list it.
+
+        Raises
+        ------
+        StoreCorruptError
+            If its pack is missing or does not match its sha256, or the rows sliced out of the
+            pack do not match the entry's own sha256 (:func:`frame_sha256`).
+        """
+        e = self._manifest().get(_check_key(key))
+        if e is None:
+            return None
+        hint = regenerate_hint(key, e, self.path)
+        pack = self._pack(str(e.get("pack")), key, hint)
+        start, rows = int(e.get("start", -1)), int(e.get("rows", -1))
+        if start < 0 or rows < 0 or start + rows > len(pack):
+            raise StoreCorruptError(
+                f"results store {str(self.path)!r}: entry {key}: rows {start}..{start + rows} lie outside "
+                f"its pack {e.get('pack')} of {len(pack)} rows; regenerate it: {hint}",
+                key,
+            )
+        frame = pack.iloc[start : start + rows].reset_index(drop=True)
+        if frame_sha256(frame) != e.get("sha256"):
+            raise StoreCorruptError(
+                f"results store {str(self.path)!r}: entry {key} ({e.get('fn')}): its rows of pack "
+                f"{e.get('pack')} do not match its sha256; regenerate it: {hint}",
+                key,
+            )
+        return frame
 
     def get(self, key: str, *, allow_stale: bool = False) -> pd.DataFrame | None:
         """The stored frame of ``key``.
@@ -551,7 +737,7 @@ class ResultStore:
         Raises
         ------
         StoreCorruptError
-            If the (non-stale) entry's file is missing or does not match its sha256.
+            If the (non-stale) entry's pack is missing or does not match (see :meth:`read_frame`).
         ValueError
             If ``key`` is not 64 hex digits.
         """
@@ -559,8 +745,7 @@ class ResultStore:
             return None
         if not allow_stale and self.stale_reason(key) is not None:
             return None
-        data = self.read_bytes(key)
-        return None if data is None else decode(data)
+        return self.read_frame(key)
 
     # -- writing
     def staging(self, path: str | os.PathLike[str] | None = None) -> StoreWriter:
@@ -603,13 +788,13 @@ def record(
     Returns
     -------
     dict
-        The manifest entry.
+        The manifest entry (without its place in a pack, which the commit assigns).
 
     Raises
     ------
     ValueError
-        If ``key`` is not the key of ``fn`` and ``params``, or the frame does not survive the
-        round trip through the stored encoding unchanged.
+        If ``key`` is not the key of ``fn`` and ``params``, the frame does not survive the round
+        trip through the stored encoding unchanged, or a volatile column of ``fn`` is missing.
     """
     path = fn_path(fn)
     params = json.loads(json.dumps(dict(params), sort_keys=True))
@@ -620,22 +805,39 @@ def record(
         pd.testing.assert_frame_equal(decode(data), frame, check_exact=True)
     except AssertionError as exc:
         raise ValueError(f"record: the frame of {path} {params!r} changes when stored: {exc}") from exc
+    volatile = volatile_columns(fn)
+    absent = [c for c in volatile if c != "*" and c not in frame.columns]
+    if absent:
+        raise ValueError(
+            f"record: volatile column(s) {absent} of {path} are not in its frame {list(frame.columns)}"
+        )
     entry = {
         "fn": path,
         "params": params,
         "version": dlsched.__version__,
         "fingerprint": code_fingerprint(fn),
         "seconds": round(float(seconds), 3) if math.isfinite(seconds) else None,
-        "sha256": _sha256(data),
+        "sha256": frame_sha256(frame),
+        "schema": schema_of(frame),
         "rows": len(frame),
         "notebook": (os.environ.get(NOTEBOOK_ENV) or None) if notebook is None else notebook,
-        "audit": not is_volatile(fn),
+        "audit": "*" not in volatile,
+        "volatile": [c for c in volatile if c != "*"],
     }
     folder = Path(staging)
     folder.mkdir(parents=True, exist_ok=True)
     _write_atomic(folder / f"{key}.parquet", data)
-    _write_atomic(folder / f"{key}.json", json.dumps(entry, sort_keys=True).encode())
+    staged = {**entry, "file_sha256": _sha256(data)}
+    _write_atomic(folder / f"{key}.json", json.dumps(staged, sort_keys=True).encode())
     return entry
+
+
+def keep(staging: str | os.PathLike[str], key: str) -> None:
+    """Mark a stored point as still used by the run that records into ``staging`` (served from
+    the store, not recomputed): the commit keeps it even when its notebook is regenerated."""
+    folder = Path(staging)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{_check_key(key)}.keep").touch()
 
 
 def _staged(folder: Path) -> dict[str, dict]:
@@ -647,7 +849,7 @@ def _staged(folder: Path) -> dict[str, dict]:
             continue
         entry = json.loads(j.read_text(encoding="utf-8"))
         data_file = folder / f"{key}.parquet"
-        if data_file.is_file() and _sha256(data_file.read_bytes()) == entry.get("sha256"):
+        if data_file.is_file() and _sha256(data_file.read_bytes()) == entry.get("file_sha256"):
             out[key] = entry
     return out
 
@@ -714,15 +916,24 @@ class StoreWriter:
         """The complete staged entries, ``{key: entry}``."""
         return _staged(self.path) if self.path.is_dir() else {}
 
+    def kept(self) -> set[str]:
+        """Keys marked with :func:`keep` (stored points the run used without recomputing)."""
+        if not self.path.is_dir():
+            return set()
+        return {p.stem for p in self.path.glob("*.keep") if _KEY_RE.match(p.stem)}
+
     def commit(self, replace_notebooks: Collection[str] = ()) -> list[str]:
         """Swap the staged points into the store and rewrite its manifest; remove the staging folder.
+
+        Points are packed per (notebook, function, schema) into one parquet file each
+        (``packs/<sha256>.parquet``); a pack whose points did not change is kept as it is.
 
         Parameters
         ----------
         replace_notebooks : collection of str
             Notebooks (manifest ``notebook`` names) regenerated whole: their stored points that
-            were not staged again are dropped (their parameters left the notebook), so the store
-            holds exactly what those notebooks compute now.
+            were neither staged again nor kept (:func:`keep`) are dropped (their parameters left
+            the notebook), so the store holds exactly what those notebooks compute now.
 
         Returns
         -------
@@ -730,30 +941,60 @@ class StoreWriter:
             The committed keys (new or replaced), sorted.
         """
         staged = self.staged()
+        kept = self.kept()
         store = self.store
         target = store.path
         target.parent.mkdir(parents=True, exist_ok=True)
         replaced = set(replace_notebooks)
-        entries = {k: e for k, e in store.entries().items()
-                   if k in staged or e.get("notebook") not in replaced}  # fmt: skip
-        entries.update(staged)
+        old_entries, old_packs = store.entries(), store.packs()
+        entries = {k: e for k, e in old_entries.items()
+                   if k in staged or k in kept or e.get("notebook") not in replaced}  # fmt: skip
+        for k, e in staged.items():
+            entries[k] = {n: v for n, v in e.items() if n != "file_sha256"}
+        groups: dict[tuple[str, str, str], list[str]] = {}
+        for k in sorted(entries):
+            e = entries[k]
+            groups.setdefault((str(e.get("notebook") or ""), str(e["fn"]), str(e["schema"])), []).append(k)
+        old_members: dict[str, list[str]] = {}
+        for k, e in old_entries.items():
+            old_members.setdefault(str(e.get("pack")), []).append(k)
         token = f"{os.getpid()}-{secrets.token_hex(4)}"
         new = target.parent / f".{target.name}.new-{token}"
         old = target.parent / f".{target.name}.old-{token}"
-        new.mkdir()
+        (new / PACKS).mkdir(parents=True)
+        packs: dict[str, dict] = {}
         try:
-            if target.is_dir():
-                for p in target.iterdir():
-                    stale_file = p.suffix == ".parquet" and (p.stem in staged or p.stem not in entries)
-                    if p.name == MANIFEST or stale_file:
-                        continue
-                    if p.is_dir():
-                        shutil.copytree(p, new / p.name)
-                    else:
-                        _link_or_copy(p, new / p.name)
-            for key in staged:
-                _link_or_copy(self.path / f"{key}.parquet", new / f"{key}.parquet")
-            _write_atomic(new / MANIFEST, _manifest_bytes(entries))
+            for keys in groups.values():
+                name = str(old_entries[keys[0]].get("pack")) if keys[0] in old_entries else ""
+                unchanged = (
+                    not any(k in staged for k in keys)
+                    and sorted(old_members.get(name, ())) == keys
+                    and (target / PACKS / name).is_file()
+                )
+                if unchanged:
+                    if name not in packs:
+                        _link_or_copy(target / PACKS / name, new / PACKS / name)
+                    packs[name] = dict(old_packs[name])
+                    continue
+                frames = [
+                    decode((self.path / f"{k}.parquet").read_bytes()) if k in staged else store.read_frame(k)
+                    for k in keys
+                ]
+                data = encode(pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0])
+                digest = _sha256(data)
+                name = f"{digest[:40]}.parquet"
+                back = decode(data)
+                start = 0
+                for k, f in zip(keys, frames, strict=True):
+                    piece = back.iloc[start : start + len(f)].reset_index(drop=True)
+                    if frame_sha256(piece) != entries[k]["sha256"]:
+                        raise ValueError(f"commit: point {k} ({entries[k]['fn']}) changes when packed")
+                    entries[k] = {**entries[k], "pack": name, "start": start, "rows": len(f)}
+                    start += len(f)
+                _write_atomic(new / PACKS / name, data)
+                packs[name] = {"sha256": digest, "rows": len(back), "points": len(keys)}
+            _write_atomic(new / MANIFEST, _manifest_bytes(entries, packs))
+            _fsync_dir(new / PACKS)
             _fsync_dir(new)
             if target.exists():
                 os.rename(target, old)
@@ -766,6 +1007,7 @@ class StoreWriter:
         self.discard()
         self.committed = sorted(staged)
         return self.committed
+
 
     def discard(self) -> None:
         """Delete the staging folder and what it holds; the store is unchanged."""
@@ -872,24 +1114,30 @@ def _audit_one(store: ResultStore, key: str, entry: Mapping[str, Any]) -> AuditR
     fn = str(entry["fn"])
     stale = store.stale_reason(key)
     try:
-        data = store.read_bytes(key)
+        stored = store.read_frame(key)
     except StoreCorruptError as exc:
         return AuditResult(key, fn, "CORRUPT", 0.0, str(exc), stale)
     if point_key(fn, entry["params"], entry.get("version")) != key:
         detail = "the key is not the hash of the entry's fn, params and version"
         return AuditResult(key, fn, "CORRUPT", 0.0, detail, stale)
     if not entry.get("audit", True):
-        return AuditResult(key, fn, "skipped", 0.0, "audit: false (wall-clock results)", stale)
-    assert data is not None
+        detail = "audit: false (the whole frame is wall-clock time)"
+        return AuditResult(key, fn, "skipped", 0.0, detail, stale)
+    assert stored is not None
     try:
         fresh, seconds = recompute(fn, entry["params"])
     except Exception as exc:  # the point's own failure is an audit failure, reported
         return AuditResult(key, fn, "ERROR", 0.0, f"{type(exc).__name__}: {exc}", stale)
+    drop = [c for c in entry.get("volatile", ()) if c in stored.columns]
+    missing = [c for c in drop if c not in fresh.columns]
+    if missing:
+        return AuditResult(key, fn, "MISMATCH", seconds, f"recomputed frame lacks column(s) {missing}", stale)
     try:
-        pd.testing.assert_frame_equal(decode(data), fresh, check_exact=True)
+        pd.testing.assert_frame_equal(stored.drop(columns=drop), fresh.drop(columns=drop), check_exact=True)
     except AssertionError as exc:
         return AuditResult(key, fn, "MISMATCH", seconds, " ".join(str(exc).split()), stale)
-    return AuditResult(key, fn, "ok", seconds, "", stale)
+    note = f"wall-clock column(s) {drop} not compared" if drop else ""
+    return AuditResult(key, fn, "ok", seconds, note, stale)
 
 
 def audit(

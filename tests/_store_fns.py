@@ -42,10 +42,21 @@ def other(params: dict) -> pd.DataFrame:
 
 
 def timed(params: dict) -> pd.DataFrame:
-    """A frame holding a wall-clock time: declared volatile (never audited)."""
+    """A frame holding a wall-clock time: its ``seconds`` column is declared volatile (the audit
+    compares the other columns)."""
     t0 = time.perf_counter()
     total = sum(range(int(params.get("n", 1000))))
     return pd.DataFrame({"total": [total], "seconds": [time.perf_counter() - t0]})
 
 
-timed.volatile = True
+timed.volatile = ("seconds",)
+
+
+def measured(params: dict) -> pd.DataFrame:
+    """A frame that is nothing but a wall-clock measurement: declared all-volatile (skipped)."""
+    t0 = time.perf_counter()
+    sum(range(int(params.get("n", 1000))))
+    return pd.DataFrame({"seconds": [time.perf_counter() - t0]})
+
+
+measured.volatile = ("*",)

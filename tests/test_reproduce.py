@@ -517,11 +517,14 @@ def test_failed_fresh_run_leaves_the_store_as_it_was(tmp_path, monkeypatch):
     common = dict(output_dir=tmp_path / "out", figures_dir=tmp_path / "fig", cache_dir=tmp_path / "cache",
                   store_dir=store, progress=False)  # fmt: skip
     reproduce("paper", fresh=True, notebooks_dir=ok_dir, **common)
-    before = {p.name: p.read_bytes() for p in store.iterdir()}
+    def files():
+        return {p.relative_to(store).as_posix(): p.read_bytes() for p in store.rglob("*") if p.is_file()}
+
+    before = files()
     bad_dir = store_notebook(tmp_path / "bad", fail=True)
     with pytest.raises(NotebookFailedError):
         reproduce("paper", {"n_points": 5}, fresh=True, notebooks_dir=bad_dir, **common)
-    assert {p.name: p.read_bytes() for p in store.iterdir()} == before
+    assert files() == before
     assert len(ResultStore(store).entries()) == 3
 
 
@@ -532,7 +535,7 @@ def test_fresh_needs_paper_mode_and_full_is_an_alias(tmp_path):
     with pytest.raises(ValueError, match="mode='huge'"):
         normalize_mode("huge")
     nb_dir = store_notebook(tmp_path / "notebooks")
-    with pytest.raises(ValueError, match="fresh=True .* mode='paper'"):
+    with pytest.raises(ValueError, match="fresh/record .* mode='paper'"):
         reproduce("quick", fresh=True, notebooks_dir=nb_dir, output_dir=tmp_path / "out", progress=False)
     assert main(["--mode", "quick", "--fresh", "--notebooks-dir", str(nb_dir),
                  "--output-dir", str(tmp_path / "out"), "--no-progress"]) == 2  # fmt: skip

@@ -29,7 +29,7 @@ from dlsched.store import ResultStore, StoreCorruptError, StoreWriter
 TESTS_DIR = str(Path(__file__).resolve().parent)
 GRID = param_grid({"n": 5}, seed=[0, 1, 2])
 XGRID = param_grid(x=[1.5, 2.5])
-FNS = {"_store_fns:frame", "_store_fns:other", "_store_fns:timed"}
+FNS = {"_store_fns:frame", "_store_fns:other", "_store_fns:timed", "_store_fns:measured"}
 
 
 @pytest.fixture(autouse=True)
@@ -63,7 +63,9 @@ def _fill(path: Path, fn=fns.frame, grid=GRID, notebook: str | None = None) -> R
 
 
 def _snapshot(path: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(path.iterdir())} if path.exists() else {}
+    if not path.exists():
+        return {}
+    return {p.relative_to(path).as_posix(): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
 
 
 def _edit_entry(s: ResultStore, key: str, **changes) -> None:
@@ -72,13 +74,25 @@ def _edit_entry(s: ResultStore, key: str, **changes) -> None:
     (s.path / "manifest.json").write_text(json.dumps(doc, indent=1, sort_keys=True))
 
 
-def _tamper_value(s: ResultStore, key: str) -> None:
-    """Change one value of the stored frame and fix up the sha256 (an undetectable edit but for audit)."""
-    df = s.get(key)
-    df.loc[1, "value"] = df.loc[1, "value"] + 1e-12
-    data = store.encode(df)
-    (s.path / f"{key}.parquet").write_bytes(data)
-    _edit_entry(s, key, sha256=hashlib.sha256(data).hexdigest())
+def _pack_file(s: ResultStore, key: str) -> Path:
+    return s.path / store.PACKS / s.entry(key)["pack"]
+
+
+def _tamper_value(s: ResultStore, key: str, column: str = "value") -> None:
+    """Change one value of a stored frame in its pack and fix up the pack's and the entry's sha256
+    (an edit that only a recomputation can tell)."""
+    e = s.entry(key)
+    file = _pack_file(s, key)
+    pack = store.decode(file.read_bytes())
+    row = e["start"] + (1 if e["rows"] > 1 else 0)
+    pack.loc[row, column] = pack.loc[row, column] + (1 if pack[column].dtype.kind in "iu" else 1e-12)
+    data = store.encode(pack)
+    file.write_bytes(data)
+    piece = pack.iloc[e["start"] : e["start"] + e["rows"]].reset_index(drop=True)
+    doc = json.loads((s.path / "manifest.json").read_text())
+    doc["packs"][e["pack"]]["sha256"] = hashlib.sha256(data).hexdigest()
+    doc["entries"][key]["sha256"] = store.frame_sha256(piece)
+    (s.path / "manifest.json").write_text(json.dumps(doc, indent=1, sort_keys=True))
 
 
 # --------------------------------------------------------------------------- keys, fingerprints
@@ -95,6 +109,8 @@ def test_fingerprint_rule_and_source_change(tmp_path, monkeypatch):
     files = [name for name, _ in store._fingerprint_files("dlsched.oasis.experiments:ratio_run")]
     assert "oasis/policy.py" in files and "core/simulator.py" in files and "registry.py" in files
     assert not any(f.startswith(("pdors/", "specon/", "arena/")) for f in files)
+    # what the function's module cannot reach (presentation, storage) does not stale its points
+    assert "oasis/explain.py" not in files and "store.py" not in files and "reproduce.py" not in files
     specon = [name for name, _ in store._fingerprint_files("dlsched.specon.experiments:pair_run")]
     assert "optimus/curves.py" in specon
     arena = [name for name, _ in store._fingerprint_files("dlsched.arena.experiments:arena_point")]
@@ -112,7 +128,10 @@ def test_fingerprint_rule_and_source_change(tmp_path, monkeypatch):
 
 def test_volatile_rule():
     assert store.is_volatile(fns.timed) and not store.is_volatile(fns.frame)
-    assert store.is_volatile("dlsched.oasis.experiments:ratio_run")
+    assert store.volatile_columns(fns.timed) == ("seconds",)
+    assert store.volatile_columns(fns.measured) == ("*",)
+    assert store.volatile_columns("dlsched.oasis.experiments:ratio_run") == ("solve_seconds",)
+    assert store.volatile_columns(fns.frame) == ()
 
 
 # --------------------------------------------------------------------------- store and writer
@@ -133,14 +152,19 @@ def test_round_trip_sha256_and_manifest(tmp_path, monkeypatch):
         key = cache_key(fns.frame, p)
         assert key in s
         e = s.entry(key)
-        data = (s.path / f"{key}.parquet").read_bytes()
-        assert e["sha256"] == hashlib.sha256(data).hexdigest()
+        data = (s.path / store.PACKS / e["pack"]).read_bytes()
+        assert s.packs()[e["pack"]]["sha256"] == hashlib.sha256(data).hexdigest()
+        assert e["sha256"] == store.frame_sha256(s.get(key))
         assert e["fn"] == "_store_fns:frame" and e["params"] == p and e["rows"] == 5
         assert e["version"] == dlsched.__version__ and e["fingerprint"] == store.code_fingerprint(fns.frame)
         assert e["notebook"] == "07_demo.ipynb" and e["audit"] is True and e["seconds"] >= 0
         assert_frame_equal(s.get(key), store.recompute(fns.frame, p)[0], check_exact=True)
     doc = json.loads((s.path / "manifest.json").read_text())
-    assert doc["format"] == 1 and sorted(doc["entries"]) == sorted(s.entries())
+    assert doc["format"] == 2 and sorted(doc["entries"]) == sorted(s.entries())
+    # the three points share one pack (one notebook, function and schema), one after the other
+    assert len(doc["packs"]) == 1 and [p.name for p in (s.path / store.PACKS).iterdir()] == list(doc["packs"])
+    starts = sorted(e["start"] for e in doc["entries"].values())
+    assert starts == [0, 5, 10] and next(iter(doc["packs"].values()))["rows"] == 15
 
 
 def test_store_frames_equal_fresh_sweep(tmp_path):
@@ -161,16 +185,21 @@ def test_store_frames_equal_fresh_sweep(tmp_path):
 def test_corrupt_and_missing_files_raise(tmp_path):
     s = _fill(tmp_path / "results")
     k0, k1 = (cache_key(fns.frame, p) for p in GRID[:2])
-    file0 = s.path / f"{k0}.parquet"
+    file0 = _pack_file(s, k0)
     file0.write_bytes(file0.read_bytes()[:-1] + b"\0")
     with pytest.raises(StoreCorruptError, match=k0) as info:
         s.get(k0)
     assert info.value.key == k0 and "regenerate" in str(info.value)
     with pytest.raises(StoreCorruptError, match=k0):  # a sweep never recomputes it silently
         sweep(fns.frame, GRID, scheduler="serial", store=s)
-    (s.path / f"{k1}.parquet").unlink()
+    file0.unlink()
     with pytest.raises(StoreCorruptError, match=f"{k1}.*missing"):
         s.get(k1)
+    # an entry whose own sha256 does not match its rows of an intact pack
+    s2 = _fill(tmp_path / "results2")
+    _edit_entry(s2, k0, sha256="0" * 64)
+    with pytest.raises(StoreCorruptError, match=f"{k0}.*do not match"):
+        ResultStore(s2.path).get(k0)
 
 
 def test_stale_entry_not_served(tmp_path):
@@ -205,6 +234,7 @@ def test_record_env_recomputes_and_commit_swaps(tmp_path, monkeypatch):
     before = _snapshot(s.path)
     writer = s.staging()
     monkeypatch.setenv(store.RECORD_ENV, str(writer.path))
+    monkeypatch.setenv(store.FRESH_ENV, "1")
     monkeypatch.setenv(store.NOTEBOOK_ENV, "12_regen.ipynb")
     cache = tmp_path / "cache"
     sweep(fns.frame, GRID[1:2], scheduler="serial", cache_dir=cache)
@@ -220,6 +250,33 @@ def test_record_env_recomputes_and_commit_swaps(tmp_path, monkeypatch):
     assert len(s) == 3 and all(e["notebook"] == "12_regen.ipynb" for e in s.entries().values())
     assert not writer.path.exists()
     assert [p.name for p in s.path.parent.iterdir() if p.name.startswith(".")] == []
+
+
+def test_record_keeps_stored_points_and_computes_the_rest(tmp_path, monkeypatch):
+    """``--record``: stored points are served and kept, missing ones computed (never read from the
+    cache) and added; the points the notebook no longer uses are dropped; an untouched pack keeps
+    its file."""
+    monkeypatch.setenv(store.NOTEBOOK_ENV, "12_regen")
+    s = _fill(tmp_path / "results", grid=GRID[:2])
+    s = _fill(s.path, fn=fns.other, grid=XGRID)
+    other_pack = s.entry(cache_key(fns.other, XGRID[0]))["pack"]
+    cache = tmp_path / "cache"
+    sweep(fns.frame, GRID[2:], scheduler="serial", cache_dir=cache)
+    writer = s.staging()
+    monkeypatch.setenv(store.RECORD_ENV, str(writer.path))
+    fns.CALLS.clear()
+    out = sweep(fns.frame, GRID[1:], scheduler="serial", cache_dir=cache, store=s)
+    sweep(fns.other, XGRID, scheduler="serial", store=s)
+    assert fns.CALLS == [GRID[2]]  # GRID[1] and XGRID from the store, GRID[2] computed, not cached
+    assert_frame_equal(out, sweep(fns.frame, GRID[1:], scheduler="serial"), check_exact=True)
+    assert sorted(writer.staged()) == [cache_key(fns.frame, GRID[2])]
+    assert writer.kept() == {cache_key(fns.frame, GRID[1]), *(cache_key(fns.other, p) for p in XGRID)}
+    writer.commit(replace_notebooks=["12_regen"])
+    s = ResultStore(s.path)
+    assert sorted(s.entries()) == sorted([*(cache_key(fns.frame, p) for p in GRID[1:]),
+                                          *(cache_key(fns.other, p) for p in XGRID)])  # fmt: skip
+    assert s.entry(cache_key(fns.other, XGRID[0]))["pack"] == other_pack
+    assert len(list((s.path / store.PACKS).iterdir())) == len(s.packs()) == 2
 
 
 def test_interrupted_writer_leaves_store_unchanged(tmp_path, monkeypatch):
@@ -259,6 +316,7 @@ def test_interrupted_writer_leaves_store_unchanged(tmp_path, monkeypatch):
 def _mixed_store(path: Path) -> ResultStore:
     _fill(path, grid=param_grid({"n": 5}, seed=range(6)), notebook="07_demo.ipynb")
     _fill(path, fn=fns.other, grid=XGRID)
+    _fill(path, fn=fns.measured, grid=[{"n": 10}])
     return _fill(path, fn=fns.timed, grid=[{"n": 10}])
 
 
@@ -266,9 +324,16 @@ def test_audit_passes_and_skips_volatile(tmp_path):
     s = _mixed_store(tmp_path / "results")
     lines: list[str] = []
     report = store.audit(s, check_all=True, echo=lines.append)
-    assert (report.passed, report.failed, report.skipped, report.exit_code) == (8, 0, 1, 0)
-    assert lines[-1] == "8 passed, 0 failed"
-    assert sum(line.startswith("skipped") and "_store_fns:timed" in line for line in lines) == 1
+    assert (report.passed, report.failed, report.skipped, report.exit_code) == (9, 0, 1, 0)
+    assert lines[-1] == "9 passed, 0 failed"
+    assert sum(line.startswith("skipped") and "_store_fns:measured" in line for line in lines) == 1
+    # the wall-clock column of `timed` is not compared; its other columns are
+    k_timed = cache_key(fns.timed, {"n": 10})
+    _tamper_value(s, k_timed, "seconds")
+    assert store.audit(s, check_all=True, echo=None).exit_code == 0
+    _tamper_value(s, k_timed, "total")
+    report = store.audit(s, check_all=True, echo=None)
+    assert [r.key for r in report.results if r.failed] == [k_timed]
 
 
 def test_audit_fails_on_tampered_value_and_bad_sha256(tmp_path):
@@ -281,8 +346,8 @@ def test_audit_fails_on_tampered_value_and_bad_sha256(tmp_path):
     _edit_entry(s, k_sha, sha256="f" * 64)
     lines: list[str] = []
     report = store.audit(s, check_all=True, echo=lines.append)
-    assert (report.passed, report.failed, report.exit_code) == (6, 2, 1)
-    assert lines[-1] == "6 passed, 2 failed"
+    assert (report.passed, report.failed, report.exit_code) == (7, 2, 1)
+    assert lines[-1] == "7 passed, 2 failed"
     text = "\n".join(lines)
     mismatch = next(line for line in lines if line.startswith("MISMATCH"))
     assert "_store_fns:frame" in mismatch and k_bad[:12] in mismatch
@@ -300,11 +365,11 @@ def test_sample_covers_every_fn_and_is_deterministic(tmp_path):
         picks = [store.select_sample(entries, k, seed) for seed in range(5)]
         for pick in picks:
             assert {entries[x]["fn"] for x in pick} == FNS
-            assert len(pick) == max(k, 3)
+            assert len(pick) == max(k, 4)
         assert picks[0] == store.select_sample(entries, k, 0)
     assert len({tuple(store.select_sample(entries, 4, seed)) for seed in range(10)}) > 1
-    report = store.audit(s, sample=4, seed=3, echo=None)
-    assert len(report.results) == 4 and report.exit_code == 0
+    report = store.audit(s, sample=5, seed=3, echo=None)
+    assert len(report.results) == 5 and report.exit_code == 0
 
 
 # --------------------------------------------------------------------------- command line
@@ -314,11 +379,11 @@ def test_cli_exit_codes(tmp_path, capsys):
     s = _mixed_store(tmp_path / "results")
     path = str(s.path)
     assert cli.main(["audit", "--sample", "3", "--seed", "1", "--store", path]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == "2 passed, 0 failed"  # + 1 skipped (timed)
+    assert capsys.readouterr().out.splitlines()[-1] == "3 passed, 0 failed"  # + 1 skipped (measured)
     assert cli.main(["audit", "--stale", "--store", path]) == 0
     _tamper_value(s, cache_key(fns.frame, {"n": 5, "seed": 0}))
     assert cli.main(["audit", "--all", "--store", path]) == 1
-    assert capsys.readouterr().out.splitlines()[-1] == "7 passed, 1 failed"
+    assert capsys.readouterr().out.splitlines()[-1] == "8 passed, 1 failed"
     _edit_entry(s, cache_key(fns.frame, {"n": 5, "seed": 1}), fingerprint="0" * 64)
     assert cli.main(["audit", "--stale", "--store", path]) == 1
     capsys.readouterr()
@@ -340,7 +405,7 @@ def test_regenerate_hint_command_runs(tmp_path):
     key = cache_key(fns.other, XGRID[0])
     hint = store.regenerate_hint(key, s.entry(key), s.path)
     assert hint.startswith("python -c ")
-    (s.path / f"{key}.parquet").unlink()
+    _pack_file(s, key).unlink()
     with pytest.raises(StoreCorruptError, match=re.escape(hint)):
         s.get(key)
     path = os.pathsep.join([TESTS_DIR, *filter(None, [os.environ.get("PYTHONPATH")])])

@@ -79,6 +79,7 @@ from dlsched.aonline.policy import (
 from dlsched.core import claims
 from dlsched.core.claims import Claim, combine
 from dlsched.core.claims import claim_row as _as_row
+from dlsched.core.claims import seed_list as _seed_list
 from dlsched.core.jobs import AOnlineModel, JobSpec, RateContext, Workload
 from dlsched.core.schedule import Placement, ScheduleViolation, check_timeline
 from dlsched.core.simulator import SimulationResult, simulate
@@ -139,14 +140,6 @@ offline MILP (the paper's own :math:`D_j \\in [20, 50]` needs 20-50 workers per 
 
 
 # =============================================================================== instances
-
-
-def _seed_list(seeds) -> list:
-    """The seeds as a list (one seed is a list of one)."""
-    values = [seeds] if isinstance(seeds, (int, np.integer)) else list(seeds)
-    if not values:
-        raise ValueError("seeds is empty; give at least one seed")
-    return values
 
 
 def _check_seed(seed) -> int:

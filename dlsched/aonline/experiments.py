@@ -76,7 +76,7 @@ import pandas as pd
 from dlsched import registry
 from dlsched.aonline.model import ps_slots, worker_slots
 from dlsched.aonline.policy import next_time_point
-from dlsched.core.comparison import as_dict, as_int, paper_rows, scorecard, with_ours
+from dlsched.core.comparison import as_dict, as_int, paper_rows, run_keys, scorecard, with_ours
 from dlsched.core.comparison import number as _num
 from dlsched.core.comparison import require_columns as _frame
 from dlsched.core.comparison import verdict as _verdict
@@ -593,13 +593,7 @@ def run_totals(jobs: pd.DataFrame, by: str | Sequence[str] | None = None) -> pd.
     ValueError
         If it lacks a column.
     """
-    if not isinstance(jobs, pd.DataFrame):
-        raise TypeError(f"run_totals: expected a DataFrame, got {type(jobs).__name__}")
-    keys = (
-        [c for c in RUN_KEYS if c in jobs.columns]
-        if by is None
-        else ([by] if isinstance(by, str) else list(by))
-    )
+    keys = run_keys(jobs, by, RUN_KEYS, "run_totals: expected a DataFrame")
     need = [
         "job_id", "status", "tct", "weight", "wait", "run_slots", "workers", "max_workers", "cloud_share",
         "cost", "preemptions", "rounds_waited", "window_fill", "util", "util_worker", "util_ps",

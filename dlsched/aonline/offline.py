@@ -90,7 +90,7 @@ from dlsched.core.jobs import AOnlineModel, JobSpec, RateContext, Workload
 from dlsched.core.replay import ReplayPolicy
 from dlsched.core.schedule import Placement, ScheduleViolation, check_timeline
 from dlsched.core.simulator import SimulationResult, simulate
-from dlsched.core.solvers import milp_status, rechecked
+from dlsched.core.solvers import check_solver_options, milp_status, rechecked
 
 _EPS = 1e-9
 _ROW_TOL = 1e-6
@@ -490,11 +490,7 @@ def solve_offline(
     """
     _validate(workload)
     w = _weights(workload, weights)
-    for name, v, strict in (("time_limit", time_limit, True), ("mip_rel_gap", mip_rel_gap, False)):
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.number)) or not math.isfinite(v):
-            raise ValueError(f"{name} must be a finite number, got {v!r}")
-        if v < 0 or (strict and v == 0):
-            raise ValueError(f"{name} must be {'>' if strict else '>='} 0, got {v!r}")
+    check_solver_options(time_limit, mip_rel_gap)
     if not isinstance(presolve, bool):
         raise ValueError(f"presolve must be a bool, got {presolve!r}")
     if max_columns is not None and (

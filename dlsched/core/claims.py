@@ -65,6 +65,90 @@ def claim_row(claim: Claim, **keys) -> dict:
     return {**keys, "claim": claim.name, "holds": bool(claim.holds), "summary": claim.summary(), **numbers}
 
 
+def sample_row(seed: int, claim: Claim, **extra) -> dict:
+    """One row of a sample table keyed by ``seed``: ``seed``, ``extra``, ``claim`` (name),
+    ``holds``, ``summary``, then the claim's scalar details whose names are not already columns
+    (unlike :func:`claim_row`, a detail never overwrites ``claim``, ``holds`` or ``summary``)."""
+    import numpy as np
+
+    row = {"seed": seed, **extra, "claim": claim.name, "holds": bool(claim.holds), "summary": claim.summary()}
+    for k, v in claim.details.items():
+        if isinstance(v, (bool, np.bool_, int, np.integer, float, np.floating)) and k not in row:
+            row[k] = v
+    return row
+
+
+def claims_by_name(frame, by: str | None = None) -> dict[str, Claim]:
+    """One :class:`Claim` per claim name of a sample table (columns ``claim``, ``holds``,
+    ``summary``; checked by the caller): it holds iff every row of that name holds.
+
+    Names in order of first appearance. With ``by`` (a column, e.g. ``"noise"``), one claim per
+    (name, value) instead, named ``"<name> [<by>=<value>]"``, values in sorted order. ``details``:
+    ``checked`` rows, ``failures`` and the ``first_failure`` summary (empty if none).
+    """
+    groups = []
+    for name in dict.fromkeys(frame["claim"]):
+        part = frame[frame["claim"] == name]
+        if by is None:
+            groups.append((name, part))
+        else:
+            for value in sorted(dict.fromkeys(part[by])):
+                groups.append((f"{name} [{by}={value}]", part[part[by] == value]))
+    out = {}
+    for name, part in groups:
+        fails = part[~part["holds"].astype(bool)]
+        out[name] = Claim(
+            name,
+            fails.empty,
+            {
+                "checked": int(len(part)),
+                "failures": int(len(fails)),
+                "first_failure": "" if fails.empty else str(fails["summary"].iloc[0]),
+            },
+        )
+    return out
+
+
+def check_seeds(seeds) -> list[int]:
+    """The seeds of a sample run as a non-empty list of ints >= 0.
+
+    Raises
+    ------
+    TypeError
+        If ``seeds`` is not iterable.
+    ValueError
+        If it is empty or holds anything but integers >= 0.
+    """
+    import numpy as np
+
+    try:
+        out = list(seeds)
+    except TypeError:
+        raise TypeError(f"seeds must be an iterable of ints, got {type(seeds).__name__}") from None
+    if not out:
+        raise ValueError("seeds is empty; give at least one seed")
+    for s in out:
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0:
+            raise ValueError(f"seeds must be integers >= 0, got {s!r}")
+    return [int(s) for s in out]
+
+
+def seed_list(seeds) -> list:
+    """The seeds as a list (one seed is a list of one); each is validated where it is used.
+
+    Raises
+    ------
+    ValueError
+        If there is no seed.
+    """
+    import numpy as np
+
+    values = [seeds] if isinstance(seeds, (int, np.integer)) else list(seeds)
+    if not values:
+        raise ValueError("seeds is empty; give at least one seed")
+    return values
+
+
 def combine(*frames):
     """Stack sample tables (one row per instance and claim) into one."""
     import pandas as pd

@@ -18,9 +18,11 @@ import pandas as pd
 __all__ = [
     "as_dict",
     "as_int",
+    "column_list",
     "number",
     "paper_rows",
     "require_columns",
+    "run_keys",
     "scorecard",
     "verdict",
     "with_ours",
@@ -43,6 +45,38 @@ def require_columns(df: object, cols: Sequence[str], what: str) -> pd.DataFrame:
     if absent:
         raise ValueError(f"{what}: missing column(s) {absent}; have {list(df.columns)}")
     return df
+
+
+def column_list(by: str | Sequence[str]) -> list[str]:
+    """Grouping columns as a list: one name becomes a list of one.
+
+    >>> column_list("policy"), column_list(("policy", "seed"))
+    (['policy'], ['policy', 'seed'])
+    """
+    return [by] if isinstance(by, str) else list(by)
+
+
+def run_keys(
+    df: object,
+    by: str | Sequence[str] | None,
+    default: Sequence[str],
+    what: str = "expected a DataFrame of job rows",
+) -> list[str]:
+    """The columns identifying one run of a per-job table ``df``.
+
+    ``by`` as a list (:func:`column_list`), or, if ``by`` is None, the columns of ``default``
+    (a wing's ``RUN_KEYS``) that ``df`` has, in ``default``'s order.
+
+    Raises
+    ------
+    TypeError
+        If ``df`` is not a DataFrame (the message is ``what`` and the type found).
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"{what}, got {type(df).__name__}")
+    if by is None:
+        return [c for c in default if c in df.columns]
+    return column_list(by)
 
 
 def number(v: float) -> str:

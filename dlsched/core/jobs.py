@@ -47,13 +47,24 @@ if TYPE_CHECKING:  # pragma: no cover
 # ----------------------------------------------------------------------------- validation helpers
 
 
-def _num(value, what: str, *, lo: float | None = 0.0, strict: bool = False) -> float:
+def as_number(value, what: str) -> float:
+    """``value`` as a float (possibly not finite); bools and non-numbers are refused.
+
+    Raises
+    ------
+    ValueError
+        ``"<what> must be a number, got <value>"``.
+    """
     if isinstance(value, bool):
         raise ValueError(f"{what} must be a number, got {value!r}")
     try:
-        x = float(value)
+        return float(value)
     except (TypeError, ValueError):
         raise ValueError(f"{what} must be a number, got {value!r}") from None
+
+
+def _num(value, what: str, *, lo: float | None = 0.0, strict: bool = False) -> float:
+    x = as_number(value, what)
     if not math.isfinite(x):
         raise ValueError(f"{what} must be finite, got {value!r}")
     if lo is not None and (x <= lo if strict else x < lo):

@@ -3,7 +3,11 @@ every wing's offline optimum."""
 
 from __future__ import annotations
 
-__all__ = ["MILP_STATUS", "milp_status", "rechecked"]
+import math
+
+import numpy as np
+
+__all__ = ["MILP_STATUS", "check_solver_options", "milp_status", "rechecked"]
 
 MILP_STATUS = {0: "optimal", 2: "infeasible", 3: "unbounded"}
 """``scipy.optimize.milp`` status codes with a fixed meaning (1 is a limit, 4 an error)."""
@@ -25,6 +29,22 @@ def milp_status(res) -> str:
     if res.status == 1:
         return "time_limit" if "time" in str(res.message).lower() else "iteration_limit"
     return "error"
+
+
+def check_solver_options(time_limit: float, mip_rel_gap: float) -> None:
+    """Validate the HiGHS options of an offline optimum: ``time_limit`` a finite number > 0,
+    ``mip_rel_gap`` a finite number >= 0 (bools are not numbers here).
+
+    Raises
+    ------
+    ValueError
+        Naming the option and the value.
+    """
+    for name, v, strict in (("time_limit", time_limit, True), ("mip_rel_gap", mip_rel_gap, False)):
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.number)) or not math.isfinite(v):
+            raise ValueError(f"{name} must be a finite number, got {v!r}")
+        if v < 0 or (strict and v == 0):
+            raise ValueError(f"{name} must be {'>' if strict else '>='} 0, got {v!r}")
 
 
 def rechecked(check, workload, solution, status: str, error: type[Exception]):

@@ -30,7 +30,9 @@ import time
 import numpy as np
 import pandas as pd
 
-from dlsched.core.claims import Claim
+from dlsched.core.claims import Claim, claims_by_name
+from dlsched.core.claims import check_seeds as _check_seeds
+from dlsched.core.claims import sample_row as _row
 from dlsched.core.jobs import JobSpec, OasisModel, Workload
 from dlsched.core.schedule import check_timeline
 from dlsched.core.simulator import SimulationResult, simulate
@@ -460,19 +462,6 @@ FAMILIES: tuple[str, ...] = ("synthetic", "oasis")
 _REL = 1e-9
 
 
-def _check_seeds(seeds) -> list[int]:
-    try:
-        out = [s for s in seeds]
-    except TypeError:
-        raise TypeError(f"seeds must be an iterable of ints, got {type(seeds).__name__}") from None
-    if not out:
-        raise ValueError("seeds is empty; give at least one seed")
-    for s in out:
-        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0:
-            raise ValueError(f"seeds must be integers >= 0, got {s!r}")
-    return [int(s) for s in out]
-
-
 def instance(seed: int, *, family: str = "synthetic", **sizes) -> Workload:
     """A random OASiS instance with a horizon.
 
@@ -690,14 +679,6 @@ def _workers_for(chunks: dict[int, int], model: OasisModel) -> dict[int, int]:
     return {t: int(workers_needed(d, model)) for t, d in chunks.items()}
 
 
-def _row(seed: int, claim: Claim, **extra) -> dict:
-    row = {"seed": seed, **extra, "claim": claim.name, "holds": bool(claim.holds), "summary": claim.summary()}
-    for k, v in claim.details.items():
-        if isinstance(v, (bool, np.bool_, int, np.integer, float, np.floating)) and k not in row:
-            row[k] = v
-    return row
-
-
 _T1_CHECKS = {
     "cost_t": cost_t_optimal,
     "dp_cost": dp_cost_optimal,
@@ -780,20 +761,7 @@ def sample_claims(frame: pd.DataFrame) -> dict[str, Claim]:
         raise ValueError(f"frame is missing columns {missing}")
     if frame.empty:
         raise ValueError("frame is empty: no claim was checked")
-    out = {}
-    for name in dict.fromkeys(frame["claim"]):
-        part = frame[frame["claim"] == name]
-        fails = part[~part["holds"].astype(bool)]
-        out[name] = Claim(
-            name,
-            fails.empty,
-            {
-                "checked": int(len(part)),
-                "failures": int(len(fails)),
-                "first_failure": "" if fails.empty else str(fails["summary"].iloc[0]),
-            },
-        )
-    return out
+    return claims_by_name(frame)
 
 
 def _swap(params: PriceParameters) -> PriceParameters:

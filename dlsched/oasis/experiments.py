@@ -56,6 +56,7 @@ import pandas as pd
 from dlsched import registry
 from dlsched.core import metrics
 from dlsched.core.claims import Claim
+from dlsched.core.comparison import column_list as _by
 from dlsched.core.simulator import simulate
 from dlsched.oasis.model import utility_classes
 
@@ -530,10 +531,6 @@ def ratio_run(params: Mapping[str, Any]) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------------------- summaries
-
-
-def _by(by: str | Sequence[str]) -> list[str]:
-    return [by] if isinstance(by, str) else list(by)
 
 
 def _need(df: pd.DataFrame, cols: Sequence[str], what: str) -> None:

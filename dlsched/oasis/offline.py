@@ -64,7 +64,7 @@ from dlsched.core.jobs import ConstantUtility, OasisModel, Sigmoid, Workload
 from dlsched.core.replay import ReplayPolicy
 from dlsched.core.schedule import ScheduleViolation, check_timeline
 from dlsched.core.simulator import SimulationResult, simulate
-from dlsched.core.solvers import milp_status, rechecked
+from dlsched.core.solvers import check_solver_options, milp_status, rechecked
 
 _EPS = 1e-9
 _ROW_TOL = 1e-6
@@ -520,11 +520,7 @@ def solve_offline(
         If the solver's (rounded) point violates the MILP or the independent re-check.
     """
     T = _validate(workload, horizon)
-    for name, v, strict in (("time_limit", time_limit, True), ("mip_rel_gap", mip_rel_gap, False)):
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.number)) or not math.isfinite(v):
-            raise ValueError(f"{name} must be a finite number, got {v!r}")
-        if v < 0 or (strict and v == 0):
-            raise ValueError(f"{name} must be {'>' if strict else '>='} 0, got {v!r}")
+    check_solver_options(time_limit, mip_rel_gap)
     prob = _build(workload, T)
     n = prob.c.size
     t0 = time.perf_counter()

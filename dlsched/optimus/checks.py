@@ -64,7 +64,8 @@ import numpy as np
 import pandas as pd
 
 from dlsched.core import numerics
-from dlsched.core.claims import Claim
+from dlsched.core.claims import Claim, check_seeds, claims_by_name
+from dlsched.core.claims import sample_row as _row
 from dlsched.core.jobs import LossCurve
 from dlsched.optimus.allocation import (
     AllocJob,
@@ -414,16 +415,7 @@ def _check_seeds(seeds) -> list[int]:
     """A non-empty list of integer seeds >= 0 (TypeError / ValueError otherwise)."""
     if isinstance(seeds, (str, bytes)):
         raise TypeError(f"seeds must be an iterable of ints, got {type(seeds).__name__}")
-    try:
-        out = list(seeds)
-    except TypeError:
-        raise TypeError(f"seeds must be an iterable of ints, got {type(seeds).__name__}") from None
-    if not out:
-        raise ValueError("seeds is empty; give at least one seed")
-    for s in out:
-        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0:
-            raise ValueError(f"seeds must be integers >= 0, got {s!r}")
-    return [int(s) for s in out]
+    return check_seeds(seeds)
 
 
 def _int_at_least(x, what: str, lo: int = 1) -> int:
@@ -460,15 +452,6 @@ def _range_pair(x, what: str) -> tuple[float, float]:
     return lo, hi
 
 
-def _row(seed: int, claim: Claim, **extra) -> dict:
-    """One sample row: ``seed``, ``extra``, the claim's verdict and its scalar details."""
-    row = {"seed": seed, **extra, "claim": claim.name, "holds": bool(claim.holds), "summary": claim.summary()}
-    for k, v in claim.details.items():
-        if isinstance(v, (bool, np.bool_, int, np.integer, float, np.floating)) and k not in row:
-            row[k] = v
-    return row
-
-
 def sample_claims(frame: pd.DataFrame, by: str | None = None) -> dict[str, Claim]:
     """Fold a sample table (one row per instance and claim) into one :class:`Claim` per claim name.
 
@@ -502,27 +485,7 @@ def sample_claims(frame: pd.DataFrame, by: str | None = None) -> dict[str, Claim
         raise ValueError(f"frame is missing column(s) {missing}; got {list(frame.columns)}")
     if frame.empty:
         raise ValueError("frame is empty: no claim was checked")
-    groups = []
-    for name in dict.fromkeys(frame["claim"]):
-        part = frame[frame["claim"] == name]
-        if by is None:
-            groups.append((name, part))
-        else:
-            for value in sorted(dict.fromkeys(part[by])):
-                groups.append((f"{name} [{by}={value}]", part[part[by] == value]))
-    out = {}
-    for name, part in groups:
-        fails = part[~part["holds"].astype(bool)]
-        out[name] = Claim(
-            name,
-            fails.empty,
-            {
-                "checked": int(len(part)),
-                "failures": int(len(fails)),
-                "first_failure": "" if fails.empty else str(fails["summary"].iloc[0]),
-            },
-        )
-    return out
+    return claims_by_name(frame, by)
 
 
 def _p90(x):

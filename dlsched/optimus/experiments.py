@@ -52,6 +52,7 @@ import pandas as pd
 from dlsched import registry
 from dlsched.core import metrics
 from dlsched.core.claims import Claim
+from dlsched.core.comparison import column_list as _by
 from dlsched.core.simulator import SimulationResult, simulate
 from dlsched.optimus.workload import ARRIVALS, INTERVAL_SECONDS, MODES, TABLE1, job_model
 
@@ -365,10 +366,6 @@ def _need(df: Any, cols: Sequence[str], what: str) -> None:
         raise ValueError(f"{what}: missing column(s) {missing}; got {list(df.columns)}")
     if df.empty:
         raise ValueError(f"{what}: the table is empty")
-
-
-def _by(by: str | Sequence[str]) -> list[str]:
-    return [by] if isinstance(by, str) else list(by)
 
 
 def run_totals(jobs: pd.DataFrame, by: str | Sequence[str]) -> pd.DataFrame:

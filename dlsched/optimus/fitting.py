@@ -61,7 +61,7 @@ import pandas as pd
 from scipy.optimize import minimize_scalar, nnls
 
 from dlsched.core import numerics
-from dlsched.core.jobs import LossCurve, OptimusModel
+from dlsched.core.jobs import LossCurve, OptimusModel, as_number
 
 __all__ = [
     "PAPER_PRIOR",
@@ -114,12 +114,7 @@ def _finite_array(values, what: str, *, positive: bool = False, nonneg: bool = F
 
 
 def _positive(value, what: str) -> float:
-    if isinstance(value, bool):
-        raise ValueError(f"{what} must be a number, got {value!r}")
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} must be a number, got {value!r}") from None
+    x = as_number(value, what)
     if not (math.isfinite(x) and x > 0):
         raise ValueError(f"{what} must be a finite number > 0, got {value!r}")
     return x

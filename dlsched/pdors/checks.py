@@ -58,6 +58,7 @@ import pandas as pd
 from dlsched.core import claims
 from dlsched.core.claims import Claim, combine
 from dlsched.core.claims import claim_row as _as_row
+from dlsched.core.claims import seed_list as _seed_list
 from dlsched.core.cluster import Cluster
 from dlsched.core.jobs import JobSpec, PdorsModel, Sigmoid, Workload
 from dlsched.core.schedule import Placement, ScheduleViolation, check_timeline
@@ -113,14 +114,6 @@ _FEAS = 1e-7  # slack of the covering constraint, as the policy's step-11 test
 
 
 # =============================================================================== instances
-
-
-def _seed_list(seeds) -> list:
-    """The seeds as a list (one seed is a list of one); each is validated where it is used."""
-    values = [seeds] if isinstance(seeds, (int, np.integer)) else list(seeds)
-    if not values:
-        raise ValueError("seeds is empty; give at least one seed")
-    return values
 
 
 def instance(seed: int, *, family: str = "synthetic", **sizes) -> Workload:

@@ -49,7 +49,7 @@ import numpy as np
 import pandas as pd
 
 from dlsched import registry
-from dlsched.core.comparison import as_dict, as_int, paper_rows, scorecard, with_ours
+from dlsched.core.comparison import as_dict, as_int, paper_rows, run_keys, scorecard, with_ours
 from dlsched.core.comparison import number as _num
 from dlsched.core.comparison import require_columns as _frame
 from dlsched.core.comparison import verdict as _verdict
@@ -268,11 +268,7 @@ def job_run(params: Mapping[str, object]) -> pd.DataFrame:
 
 
 def _keys(df: pd.DataFrame, by: str | Sequence[str] | None) -> list[str]:
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"expected a DataFrame of job rows, got {type(df).__name__}")
-    if by is None:
-        return [c for c in RUN_KEYS if c in df.columns]
-    return [by] if isinstance(by, str) else list(by)
+    return run_keys(df, by, RUN_KEYS)
 
 
 def run_totals(jobs: pd.DataFrame, by: str | Sequence[str] | None = None) -> pd.DataFrame:
