@@ -20,6 +20,10 @@
 ``dlsched list``
     registered policies and workloads with their parameters.
 
+``dlsched fidelity [--write | --check]``
+    the fidelity table (claims reproduced / partly / not per paper) from the notebooks' saved
+    paper-mode scorecards (:mod:`dlsched.fidelity`); ``--write`` rewrites the README's generated
+    block, ``--check`` exits 1 if that block is out of date.
 ``dlsched audit (--sample K [--seed S] | --all | --stale) [--store PATH]``
     check the committed results store (default ``data/results``) by recomputation (see
     :func:`dlsched.store.audit`): ``--sample K`` audits at least one point of every experiment
@@ -162,6 +166,24 @@ def _audit(args: argparse.Namespace) -> int:
     return store.audit(results, sample=args.sample, seed=seed, check_all=args.check_all).exit_code
 
 
+def _fidelity(args: argparse.Namespace) -> int:
+    """``dlsched fidelity``: print the table, or write / check the README's block."""
+    from dlsched import fidelity
+
+    if args.write:
+        changed = fidelity.update_readme()
+        print("README.md: fidelity block " + ("rewritten" if changed else "already up to date"))
+        return 0
+    if args.check:
+        if fidelity.check_readme():
+            print("README.md: fidelity block up to date")
+            return 0
+        print("README.md: fidelity block out of date; run: dlsched fidelity --write", file=sys.stderr)
+        return 1
+    print(fidelity.fidelity_markdown(), end="")
+    return 0
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one line, exit code 2
         raise UsageError(message)
@@ -185,6 +207,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_run.add_argument("--out", required=True)
     sub.add_parser("reproduce", help="run every notebook with papermill (see dlsched reproduce --help)")
     sub.add_parser("list", help="registered policies and workloads")
+    p_fid = sub.add_parser("fidelity", help="claims reproduced per paper, from the notebooks' scorecards")
+    fid_how = p_fid.add_mutually_exclusive_group()
+    fid_how.add_argument("--write", action="store_true", help="rewrite the README's fidelity block")
+    fid_how.add_argument("--check", action="store_true", help="exit 1 if the README's block is out of date")
     p_audit = sub.add_parser("audit", help="check the results store by recomputation")
     how = p_audit.add_mutually_exclusive_group(required=True)
     how.add_argument("--sample", type=int, metavar="K", help="one point per function, others up to K")
@@ -199,6 +225,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.command == "audit":
             return _audit(args)
+        if args.command == "fidelity":
+            return _fidelity(args)
         if args.seed < 0:
             raise UsageError(f"--seed must be >= 0, got {args.seed}")
         summary = run(args.workload, args.policy, args.param, args.seed, args.out, args.horizon)
