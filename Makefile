@@ -5,7 +5,8 @@
 # constraints.txt change (stamp file $(VENV)/.dlsched-installed).
 #
 #   make test            unit/property tests (tests/), then nbval on the source notebooks
-#   make reproduce       run every notebook in quick mode -> build/figures/, build/reproduce/
+#   make reproduce       every notebook in paper mode, sweep points from the store -> figures/, build/reproduce/
+#   make reproduce-quick every notebook in quick mode (small smoke run) -> build/figures/
 #   make reproduce-full  paper mode from scratch -> data/results (the store), figures/
 #   make help            list all targets
 
@@ -26,7 +27,8 @@ SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
 
-.PHONY: help bootstrap test test-unit test-notebooks reproduce reproduce-full audit refresh-notebooks benchmark lab lint \
+.PHONY: help bootstrap test test-unit test-notebooks reproduce reproduce-quick reproduce-full audit refresh-notebooks \
+	benchmark lab lint \
 	constraints clean distclean
 
 help: ## Show this help.
@@ -70,11 +72,15 @@ test-notebooks: $(STAMP) ## Run nbval on the source notebooks only.
 
 # ----------------------------------------------------------------------------- reproduction
 
-reproduce: $(STAMP) ## Run all notebooks in quick mode (build/figures/, build/reproduce/).
+reproduce: $(STAMP) ## Run all notebooks in paper mode, points from the results store (figures/, build/reproduce/).
+	$(VENV)/bin/dlsched reproduce --mode paper
+
+reproduce-quick: $(STAMP) ## Run all notebooks in quick mode, a small smoke run (build/figures/, build/reproduce/).
 	$(VENV)/bin/dlsched reproduce --mode quick
 
-reproduce-full: $(STAMP) ## Paper mode from scratch: recompute every sweep point, rewrite data/results and figures/ (slow).
-	$(VENV)/bin/dlsched reproduce --mode paper --fresh
+# Two Dask workers (scheduler=local) for the sweeps; the points are the same as serial ones.
+reproduce-full: $(STAMP) ## Paper mode from scratch: recompute every stored point, rewrite data/results and figures/ (slow).
+	$(VENV)/bin/dlsched reproduce --mode paper --fresh --param scheduler=local
 
 AUDIT_SAMPLE ?= 30
 AUDIT_SEED ?= 0

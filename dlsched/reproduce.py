@@ -574,7 +574,7 @@ def _finalize(tmp: Path, target: Path) -> None:
 
 
 def reproduce(
-    mode: str = "quick",
+    mode: str = "paper",
     params: Mapping[str, object] | None = None,
     *,
     notebooks_dir: str | os.PathLike[str] = "notebooks",
@@ -595,9 +595,10 @@ def reproduce(
 
     Parameters
     ----------
-    mode : {"quick", "paper"}, default "quick"
-        Injected as ``mode`` into every notebook (each must declare it); ``"full"`` is accepted
-        as the older name of ``"paper"``.
+    mode : {"paper", "quick"}, default "paper"
+        Injected as ``mode`` into every notebook (each must declare it): ``"paper"``, the papers'
+        sizes with sweep points read from the results store (missing ones computed), or
+        ``"quick"``, a small smoke run; ``"full"`` is accepted as the older name of ``"paper"``.
     params : mapping of str to object, optional
         Extra parameters (e.g. from ``--param k=v``, see :func:`parse_param`), given to every
         selected notebook that declares the name. Values must fit the declared default's type
@@ -808,8 +809,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m dlsched.reproduce", description="Run every notebook with papermill."
     )
-    parser.add_argument("--mode", choices=MODES + tuple(MODE_ALIASES), default="quick",
-                        help="quick (small smoke run) or paper (the papers' sizes; 'full' is an alias)")
+    parser.add_argument("--mode", choices=MODES + tuple(MODE_ALIASES), default="paper",
+                        help="paper (default: the papers' sizes, from the results store; 'full' is an alias) "
+                             "or quick (small smoke run)")
     parser.add_argument(
         "--param", action="append", default=[], metavar="KEY=VALUE",
         help="parameter for every notebook that declares KEY (repeatable)",

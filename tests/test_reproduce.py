@@ -218,7 +218,7 @@ def test_only_selects_by_prefix(tmp_path):
         progress=False,
     )
     assert [e["name"] for e in manifest["notebooks"]] == ["02_after"]
-    assert (nb_dir / "after_ran.txt").read_text() == "quick"
+    assert (nb_dir / "after_ran.txt").read_text() == "paper"  # the runner's default mode
     assert manifest["figures"] == []
 
 
