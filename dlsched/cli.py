@@ -157,13 +157,17 @@ def _audit(args: argparse.Namespace) -> int:
         raise UsageError("--seed only applies with --sample")
     if args.seed is not None and args.seed < 0:
         raise UsageError(f"--seed must be >= 0, got {args.seed}")
+    if args.budget is not None and (args.sample is None or not args.budget > 0):
+        raise UsageError(f"--budget must be > 0 and only applies with --sample, got {args.budget}")
     results = store.ResultStore(args.store)
     if not (results.path / store.MANIFEST).is_file():
         raise UsageError(f"no results store at {str(results.path)!r} ({store.MANIFEST} missing)")
     if args.stale:
         return 1 if store.stale_report(results) else 0
     seed = 0 if args.seed is None else args.seed
-    return store.audit(results, sample=args.sample, seed=seed, check_all=args.check_all).exit_code
+    budget = (AUDIT_BUDGET if args.budget is None else args.budget) if args.sample is not None else None
+    report = store.audit(results, sample=args.sample, seed=seed, check_all=args.check_all, budget=budget)
+    return report.exit_code
 
 
 def _fidelity(args: argparse.Namespace) -> int:
@@ -182,6 +186,11 @@ def _fidelity(args: argparse.Namespace) -> int:
         return 1
     print(fidelity.fidelity_markdown(), end="")
     return 0
+
+
+#: Default bound (seconds) of ``dlsched audit --sample``'s estimated recomputation time: CI's audit
+#: must finish in 3 minutes on 2 cores.
+AUDIT_BUDGET = 100.0
 
 
 class _Parser(argparse.ArgumentParser):
@@ -217,6 +226,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     how.add_argument("--all", action="store_true", dest="check_all", help="every stored point")
     how.add_argument("--stale", action="store_true", help="list entries stale for the current code")
     p_audit.add_argument("--seed", type=int, default=None, help="sample seed (default 0)")
+    p_audit.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                         help=f"--sample: bound the estimated recompute time (default {AUDIT_BUDGET:g} s)")
     p_audit.add_argument("--store", default=None, metavar="PATH", help="store folder (default data/results)")
     try:
         args = parser.parse_args(argv)

@@ -1045,29 +1045,51 @@ def _rank(seed: int, key: str) -> str:
     return hashlib.sha256(f"{seed}:{key}".encode()).hexdigest()
 
 
-def select_sample(entries: Mapping[str, Mapping[str, Any]], k: int, seed: int) -> list[str]:
+def select_sample(
+    entries: Mapping[str, Mapping[str, Any]], k: int, seed: int, budget: float | None = None
+) -> list[str]:
     """Keys to audit: one point of every experiment function, then others up to ``k`` in total.
 
-    The choice is a deterministic function of the keys and ``seed`` (points ranked by
-    ``sha256(f"{seed}:{key}")``, independent of Python and numpy versions). Per function the
-    chosen point is an auditable one if it has any; the fill-up draws only auditable points. With
-    ``k`` below the number of functions, every function still gets its one point.
+    The choice is a deterministic function of the keys, their recorded ``seconds`` and ``seed``
+    (points ranked by ``sha256(f"{seed}:{key}")``, independent of Python and numpy versions). Per
+    function the chosen point is an auditable one if it has any; the fill-up draws only auditable
+    points. With ``k`` below the number of functions, every function still gets its one point.
+
+    ``budget`` (seconds, optional) bounds the recomputation time, estimated from each entry's
+    recorded ``seconds``: a function's point is drawn among its points that take at most
+    ``budget / (2 * number of functions)`` (its cheapest point if none does), and the fill-up
+    skips points that would take the estimate over ``budget``. Points too slow for a budget are
+    still checked by ``audit --all``.
 
     Returns
     -------
     list of str
         Sorted by (fn, key).
     """
+    def cost(x: str) -> float:
+        e = entries[x]
+        return float(e.get("seconds") or 0.0) if e.get("audit", True) else 0.0
+
     by_fn: dict[str, list[str]] = {}
     for key in entries:
         by_fn.setdefault(str(entries[key]["fn"]), []).append(key)
+    cap = None if budget is None else budget / (2 * max(1, len(by_fn)))
     chosen: set[str] = set()
     for keys in by_fn.values():
-        auditable = [x for x in keys if entries[x].get("audit", True)] or keys
-        chosen.add(min(auditable, key=lambda x: _rank(seed, x)))
+        pool = [x for x in keys if entries[x].get("audit", True)] or keys
+        if cap is not None:
+            pool = [x for x in pool if cost(x) <= cap] or [min(pool, key=lambda x: (cost(x), _rank(seed, x)))]
+        chosen.add(min(pool, key=lambda x: _rank(seed, x)))
+    spent = sum(cost(x) for x in chosen)
     rest = sorted((x for x in entries if x not in chosen and entries[x].get("audit", True)),
                   key=lambda x: _rank(seed, x))  # fmt: skip
-    chosen.update(rest[: max(0, k - len(chosen))])
+    for x in rest:
+        if len(chosen) >= k:
+            break
+        if budget is not None and spent + cost(x) > budget:
+            continue
+        chosen.add(x)
+        spent += cost(x)
     return sorted(chosen, key=lambda x: (str(entries[x]["fn"]), x))
 
 
@@ -1146,6 +1168,7 @@ def audit(
     sample: int | None = None,
     seed: int = 0,
     check_all: bool = False,
+    budget: float | None = None,
     echo: Callable[[str], Any] | None = print,
 ) -> AuditReport:
     """Recompute stored points from scratch and compare them with the store, exactly.
@@ -1165,6 +1188,8 @@ def audit(
     seed : int, default 0
     check_all : bool, default False
         Audit every entry. Exactly one of ``sample`` and ``check_all`` must be given.
+    budget : float, optional
+        With ``sample``: bound the estimated recomputation time (see :func:`select_sample`).
     echo : callable or None, default print
         Receives one line per point (``status fn key seconds``; on a failure also the params and
         the regeneration command), then ``"<n> skipped ..."`` if any, then ``"N passed, M failed"``.
@@ -1187,6 +1212,9 @@ def audit(
         raise ValueError(f"audit: sample must be an int >= 1, got {sample!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"audit: seed must be an int >= 0, got {seed!r}")
+    bad_budget = isinstance(budget, bool) or not isinstance(budget, int | float) or not budget > 0
+    if budget is not None and bad_budget:
+        raise ValueError(f"audit: budget must be a number of seconds > 0, got {budget!r}")
     s = store if isinstance(store, ResultStore) else ResultStore(store)
     if not (s.path / MANIFEST).is_file():
         raise FileNotFoundError(f"audit: no results store at {str(s.path)!r} ({MANIFEST} missing)")
@@ -1194,7 +1222,7 @@ def audit(
     keys = (
         sorted(entries, key=lambda x: (entries[x]["fn"], x))
         if check_all
-        else select_sample(entries, sample, seed)
+        else select_sample(entries, sample, seed, budget)
     )
     say = echo if echo is not None else (lambda _line: None)
     results = []

@@ -434,3 +434,23 @@ def test_fingerprint_ignores_docstrings_comments_and_layout_not_code(tmp_path, m
     b = fingerprint('"""Other doc."""\n\n\ndef f(p):\n    """Changed."""\n    return (p)\n', 2)
     c = fingerprint('"""Doc."""\n\ndef f(p):\n    return p + 1\n', 3)
     assert a == b and a != c
+
+
+def test_sample_budget_prefers_cheap_points(tmp_path):
+    s = _mixed_store(tmp_path / "results")
+    entries = s.entries()
+    slow = sorted(k for k, e in entries.items() if e["fn"] == "_store_fns:frame")[:5]
+    for k in slow:  # pretend these took long to compute
+        entries[k] = {**entries[k], "seconds": 1000.0}
+    for seed in range(6):
+        pick = store.select_sample(entries, 30, seed, budget=60.0)
+        assert {entries[x]["fn"] for x in pick} == FNS  # still one point of every function
+        assert not set(pick) & set(slow)
+        assert len(pick) == len(entries) - len(slow)
+    # a function whose every point is slow still gets its cheapest one
+    only_slow = {k: e for k, e in entries.items() if k in slow or e["fn"] != "_store_fns:frame"}
+    pick = store.select_sample(only_slow, 2, 0, budget=60.0)
+    assert sum(x in slow for x in pick) == 1
+    with pytest.raises(ValueError, match="budget"):
+        store.audit(s, sample=3, budget=0)
+    assert cli.main(["audit", "--all", "--budget", "5", "--store", str(s.path)]) == 2
