@@ -294,14 +294,13 @@ def _fingerprint_files(path: str) -> list[tuple[str, Path]]:
     extra: list[tuple[str, Path]] = []
     if parts[0] == "dlsched":
         floor = parts[1] if len(parts) > 1 else ""
+        registry = (PACKAGE / "registry.py").read_text(encoding="utf-8")
+        targets = _REGISTRY_TARGET.findall(registry)
         if floor in WINGS:
             patterns += list(WING_EXTRAS.get(floor, ()))
-            registry = (PACKAGE / "registry.py").read_text(encoding="utf-8")
-            roots += [m for m in _REGISTRY_TARGET.findall(registry) if m.split(".")[1] == floor]
-        else:  # arena, experiments, registry-driven functions: any wing may run
-            patterns += [f"{w}/*.py" for w in WINGS]
-            if floor == "arena":
-                patterns.append("arena/*.py")
+            roots += [m for m in targets if m.split(".")[1] == floor]
+        else:  # arena, experiments, registry-driven functions: any registered policy may run
+            roots += targets
     else:  # a function outside the package: its own source file
         spec = importlib.util.find_spec(module)
         if spec is None or not spec.origin or not os.path.isfile(spec.origin):
@@ -347,17 +346,24 @@ def _code_of(path: Path) -> bytes:
 def code_fingerprint(fn: Callable[..., Any] | str) -> str:
     """sha256 of the source files a point of ``fn`` depends on.
 
-    The rule: the files ``dlsched/core/*.py``, ``dlsched/baselines/*.py``,
-    ``dlsched/experiments.py``, ``dlsched/workloads.py``, ``dlsched/traces.py`` and
-    ``dlsched/registry.py``, plus
+    The rule: the files :data:`COMMON_FILES` (``dlsched/core/*.py``, ``dlsched/baselines/*.py``,
+    ``dlsched/workloads.py``, ``dlsched/traces.py``, ``dlsched/registry.py``), plus every dlsched
+    source file reachable through static imports (:func:`_closure`) from
 
-    * for ``fn`` in a wing ``dlsched.<wing>`` (oasis, optimus, pdors, aonline, specon): that wing's
-      ``dlsched/<wing>/*.py`` and the other-wing modules it imports on purpose
-      (:data:`WING_EXTRAS`: SpeCon's model uses ``optimus/curves.py``);
+    * ``fn``'s own module;
+    * for ``fn`` in a wing ``dlsched.<wing>`` (oasis, optimus, pdors, aonline, specon): the wing's
+      modules that the registry loads by name (its policies, baselines and workloads), and the
+      other-wing modules it uses on purpose (:data:`WING_EXTRAS`: SpeCon's model uses
+      ``optimus/curves.py``);
     * for ``fn`` in ``dlsched.arena`` or another module of dlsched (e.g.
-      ``dlsched.experiments.simulation_jobs``, which runs any registered policy): every wing, plus
-      ``dlsched/arena/*.py`` or the module's own file;
-    * for ``fn`` outside dlsched (tests, user code): its module's source file.
+      ``dlsched.experiments.simulation_jobs``, which runs any registered policy): every module the
+      registry loads by name;
+    * for ``fn`` outside dlsched (tests, user code): its module's source file only.
+
+    Modules that never compute a stored value (:data:`NOT_FINGERPRINTED`: the store, the runner,
+    the site, the CLI, plots) are left out, and so is whatever the function cannot reach: a wing's
+    ``findings.py`` (prose from results) or a new experiment module does not stale the points of
+    the others.
 
     Files are hashed in sorted order of their paths relative to the package (path, length and
     the syntax tree without docstrings, :func:`_code_of`: a change of a comment, a docstring or
