@@ -36,13 +36,18 @@
 # `dlsched.optimus.curves` (the loss data) and `dlsched.optimus.workload` (the ResNet-50 ground
 # truth).
 #
-# *Runtime* (2 cores, with kernel start): quick mode about 15 s (20 repetitions per point of
-# Fig. 8, one threshold in Fig. 6); full mode about 20 s (200 repetitions, three thresholds).
+# Paper mode (the default: `n_reps_full` repetitions per point of Fig. 8, three thresholds in
+# Fig. 6) reads Figs. 6 and 8's samples from the results store `data/results`
+# (`dlsched.optimus.paper`); quick mode (`n_reps_quick` repetitions, one threshold) computes them.
 
 # %% tags=["parameters"]
-mode = "quick"
+mode = "paper"  # "paper" (the papers' sizes, read from the results store data/results) or "quick" (small smoke run)
 seed = 0
-figures_dir = "../build/figures"  # full mode: ../figures (make reproduce-full)
+figures_dir = "../figures"
+cache_dir = "../build/cache"
+store_dir = "../data/results"  # paper-scale results store (dlsched audit checks it)
+scheduler = "serial"
+paper_deltas = [0.01, 0.05]
 delta = 0.003
 deltas_full = [0.005, 0.003, 0.002]
 confirm = 5
@@ -59,11 +64,13 @@ fixed_values = [2, 8, 16]
 max_slice = 20
 
 # %%
-from dlsched import plotting
-from dlsched.optimus import analysis, explore
+from dlsched import experiments, plotting
+from dlsched.optimus import analysis, explore, findings, paper
 from dlsched.optimus.workload import job_model
 
 quick = mode == "quick"
+store = None if quick else store_dir
+run = {"cache_dir": cache_dir, "scheduler": scheduler, "store": store}
 n_reps = n_reps_quick if quick else n_reps_full
 deltas = [delta] if quick else deltas_full
 modes = ["async", "sync"]
@@ -84,12 +91,16 @@ plotting.set_style()
 # epochs "has consistently fallen below a threshold $\delta$ for several epochs". The *observed*
 # convergence epoch $e_{obs}$ of a full curve is the first epoch $e$ whose normalised decreases
 # $d_e, \dots, d_{e+4}$ are all below $\delta$ ($y_e = L_e/\max L$, $d_e = y_e - y_{e+1}$,
-# `confirm` $=5$). The paper's thresholds are 1-5 %; our small models reach them after 4-10 epochs,
-# too few to resolve the progress axis, so we use $\delta = 0.3\,\%$ (quick mode; full mode adds
-# 0.5 % and 0.2 %). Curves that do not converge within their recorded epochs are left out.
+# `confirm` $=5$). The paper's thresholds are 1-5 %; our small models reach them after a few
+# epochs (printed below), too few to resolve the progress axis, so we use a smaller `delta`
+# (paper mode adds the other values of `deltas_full`). Curves that do not converge within their
+# recorded epochs are left out.
 
 # %%
+# NBVAL_CHECK_OUTPUT
 epochs = analysis.epoch_losses()
+print(findings.threshold_reading(epochs, paper_deltas, confirm))
+print(f"threshold used here: delta = {delta:g}; Fig. 6 thresholds: {deltas}")
 conv = analysis.convergence_table(epochs, delta, confirm)
 curves = analysis.loss_curves_frame(epochs, delta, confirm)
 
@@ -115,7 +126,7 @@ print(analysis.fig5_comparison(conv, curves).to_string(index=False))
 # %% [markdown]
 # Like the paper's curves, ours fall fast and then flatten, roughly as $O(1/k)$. They differ in
 # kind: the paper's are deep networks trained for hours on GPUs, ours are small models trained in
-# seconds, with noisier per-epoch losses on the tiny datasets (`iris`, `wine`) and, for two Adam
+# seconds, with noisier per-epoch losses on the tiny datasets (`iris`, `wine`) and, for some Adam
 # or momentum runs, a loss that keeps falling towards 0 faster than $1/k$ (memorisation).
 #
 # ## Fig. 6: prediction error of the total epochs against training progress
@@ -129,7 +140,7 @@ print(analysis.fig5_comparison(conv, curves).to_string(index=False))
 # divided by the actual number").
 
 # %%
-errors = analysis.prediction_errors(epochs, deltas, confirm)
+errors = experiments.sweep(paper.prediction_error_run, paper.split_grid("deltas", deltas, 1, confirm=confirm), **run)
 table6 = analysis.progress_error_table(errors, progress_fractions)
 claim6 = analysis.progress_claim(table6, early=0.1, late=0.9)
 print(claim6.summary(3))
@@ -158,31 +169,33 @@ paths = plotting.savefig(fig, "fig_optimus_20_prediction_error", figures_dir)
 print(analysis.fig6_comparison(table6, delta).to_string(index=False))
 last = main[main["progress"] == 1.0]
 print(last[["config", "observed", "e_star", "raw_error"]].round(2).to_string(index=False))
+print(findings.fig6_reading(main, early=0.1, tol=0.15))
 
 # %% [markdown]
 # We reproduce the paper's trend for the scheduler's estimate: the error is large early and
-# small near convergence. Early predictions rest on the paper's Seq2Seq prior (`n_prior` curves
-# at 10 %, fewer than 3 epochs known) or on a few points, and miss by tens of percent, up to
-# +218 %.
+# small near convergence (the claim asserted above). Early predictions rest on the paper's Seq2Seq
+# prior (`n_prior` curves at 10 %, fewer than 3 epochs known) or on a few points, and miss by
+# much (the largest early error is printed above).
 #
 # Read the second half of the curve with care. The fit's *own* prediction $e^*$ (right panel,
 # `median_abs_raw_error`) stops improving after about a quarter of the training: on our curves
 # Eq. (1) has a structural error that more points do not remove. The estimate
 # $\max(e^*, n)$ still improves because, once the fit believes the job has converged
 # ($e^* < n$), the estimate is simply $n$, which approaches $e_{obs}$ by construction (the
-# straight lines towards 0 in the left panel). The per-curve table shows two kinds of misses:
+# straight lines towards 0 in the left panel). The per-curve table and the reading above show two
+# kinds of misses:
 #
-# * *noisy curves* (the linear SGD models and `iris_mlp_adam`) converge later than the fit
-#   predicts ($e^* \approx 20$ against $e_{obs}$ = 33-63): their epoch-to-epoch noise exceeds
-#   $\delta = 0.3\,\%$ of the first loss now and then, which restarts the five-epoch
-#   confirmation, so $e_{obs}$ is set by noise, not by the trend the fit sees;
+# * *noisy curves* (the linear SGD models, `iris_mlp_adam`) converge later than the fit
+#   predicts: their epoch-to-epoch noise exceeds $\delta$ of the first loss now and then, which
+#   restarts the `confirm`-epoch confirmation, so $e_{obs}$ is set by noise, not by the trend the
+#   fit sees;
 # * *memorising curves* (`digits_mlp_adam`, `wine_mlp_sgd`) fall faster than $1/k$, and the fit
-#   predicts convergence too late (+50-64 %).
+#   predicts convergence too late.
 #
-# The smooth curves (`digits_mlp_sgd`, `breast_cancer_mlp_adam`, `iris_mlp_sgd_slow`) are
-# predicted within about 10 %. The paper does not say how it treats an estimate below the epochs
-# already trained, nor how noisy its curves are near convergence; its deep-learning curves over
-# many more epochs are smoother relative to $\delta$ = 1-5 % than ours relative to 0.3 %.
+# The smooth curves are predicted well. The paper does not say how it treats an estimate below
+# the epochs already trained, nor how noisy its curves are near convergence; its deep-learning
+# curves over many more epochs are smoother relative to $\delta$ = 1-5 % than ours relative to
+# our smaller `delta`.
 #
 # ## Fig. 7: online fitting of one curve
 #
@@ -203,6 +216,7 @@ shown = ["config", "fraction", "n_points", "beta0", "beta1", "beta2", "rss", "n_
 print(betas[shown].round(3).to_string(index=False))
 print(online[shown].round(3).to_string(index=False))
 print(analysis.fig7_comparison(betas, fig7_config).to_string(index=False))
+print(findings.fig7_reading(betas, online, fig7_config))
 
 # %%
 ax = plotting.draw("scatterplot", curves[curves["config"] == fig7_config], x="epoch", y="norm_loss",
@@ -213,15 +227,15 @@ ax.set(xlabel="epoch", ylabel="normalised loss",
 paths = plotting.savefig(ax.figure, "fig_optimus_20_online_fit", figures_dir)
 
 # %% [markdown]
-# The example curve (`iris_mlp_sgd_slow`, plain SGD with a small learning rate) has
-# $\beta_1$ and $\beta_2$ close to the paper's Seq2Seq fit and a $\beta_0$ about a third of it
-# (slower convergence per epoch). We chose it because it resembles a slowly converging model, not
-# because the numbers should agree: the coefficients depend on the job, the learning rate and the
-# unit of $k$. Across our ten curves $\beta_0$ ranges from 0.05 to about 1; the fast, memorising
-# runs have $\beta_1 \approx 0$ and $\beta_2 \approx 0$ (the loss goes to 0), the slow ones look
-# like the paper's. The fit on the first 10 % of the epochs already follows the curve, but it
-# places the plateau $\beta_2$ lower (0.05 instead of 0.07-0.09), which is what makes early
-# predictions of the convergence epoch uncertain.
+# The example curve (`iris_mlp_sgd_slow`, plain SGD with a small learning rate) is compared with
+# the paper's Seq2Seq fit in the reading above (a smaller $\beta_0$ means slower convergence per
+# epoch). We chose it because it resembles a slowly converging model, not because the numbers
+# should agree: the coefficients depend on the job, the learning rate and the unit of $k$. Across
+# our curves $\beta_0$ varies widely (range above); the fast, memorising runs have
+# $\beta_1 \approx 0$ and $\beta_2 \approx 0$ (the loss goes to 0, table above), the slow ones
+# look like the paper's. The fit on the first `fig7_fractions` share of the epochs already follows
+# the curve, but where it places the plateau $\beta_2$ lower than the later fits (reading above),
+# early predictions of the convergence epoch become uncertain.
 #
 # ## Fig. 8: speed-estimation error against the number of $(p, w)$ samples
 #
@@ -230,12 +244,15 @@ paths = plotting.savefig(ax.figure, "fig_optimus_20_online_fit", figures_dir)
 # (between the measured speed and the estimated speed) over the measured speed". We cannot measure
 # a real cluster: our speeds come from the ground-truth step time of Eq. (2)
 # (`OptimusModel.speed`, the `resnet50` job type of `dlsched.optimus.workload`, no placement
-# effects) times $1 + 0.05\,N(0, 1)$ measurement noise. For each sample size we draw random
-# distinct pairs from the 780, fit, and measure every held-out pair once with fresh noise.
+# effects) times $1 + \sigma\,N(0, 1)$ measurement noise ($\sigma$ = `noise`). For each sample size
+# we draw random distinct pairs from the 780, fit, and measure every held-out pair once with fresh
+# noise (one random stream per training mode, both seeded with `seed`).
 
 # %%
 models = {m: job_model(job_type, m) for m in modes}
-errors8 = analysis.speed_errors(models, sample_sizes, n_reps, seed, noise=noise, max_tasks=max_tasks)
+grid8 = paper.split_grid("modes", modes, 1, job_type=job_type, sample_sizes=sample_sizes, n_reps=n_reps, seed=seed,
+                         noise=noise, max_tasks=max_tasks)
+errors8 = experiments.sweep(paper.speed_error_run, grid8, **run)
 table8 = analysis.speed_error_table(errors8)
 claim8 = analysis.speed_error_claim(table8)
 print(claim8.summary(3))
@@ -261,12 +278,13 @@ paths = plotting.savefig(ax.figure, "fig_optimus_20_speed_error", figures_dir)
 print(analysis.fig8_comparison(table8).to_string(index=False))
 
 # %% [markdown]
-# Both statements of the paper hold here: under 10 % with 10 pairs, and most of the gain comes from
-# the first few pairs. The comparison is kinder to the model than the paper's: our speeds follow
-# Eq. (2) exactly, so the fitted form is the true one and only the measurement noise is left to
-# learn around (with noise-free speeds, 4 or 5 pairs recover the coefficients exactly, see
-# below). The error against the *measured* speeds therefore levels off near the noise itself
-# (about $0.8 	imes 5\,\% = 4\,\%$), while the error against the true speeds keeps falling. On a
+# Both statements of the paper are asserted above: under 10 % with 10 pairs, and most of the gain
+# comes from the first few pairs. The comparison is kinder to the model than the paper's: our
+# speeds follow Eq. (2) exactly, so the fitted form is the true one and only the measurement noise
+# is left to learn around (with noise-free speeds, 4 or 5 pairs, the number of coefficients,
+# recover them exactly, see below). The error against the *measured* speeds therefore levels off
+# near the noise itself (expected $E|N(0,1)|\,\sigma \approx 0.8\,\sigma$), while the error
+# against the true speeds keeps falling. On a
 # real cluster the form of Eq. (3)/(4) is itself an approximation (placement, contention,
 # stragglers), which adds a bias that more samples cannot remove.
 #
@@ -274,12 +292,12 @@ print(analysis.fig8_comparison(table8).to_string(index=False))
 #
 # Fig. 9 shows measured points and fitted curves of the speed function, speed against the number
 # of parameter servers and against the number of workers, for asynchronous and synchronous
-# training; Table 2 lists the fitted coefficients ($	heta_1..	heta_5$ are Eq. (3)/(4)'s
-# $	heta_0..	heta_4$). Our job is the `resnet50` type of `dlsched.optimus.workload`: 25 M
+# training; Table 2 lists the fitted coefficients ($\theta_1..\theta_5$ are Eq. (3)/(4)'s
+# $\theta_0..\theta_4$). Our job is the `resnet50` type of `dlsched.optimus.workload`: 25 M
 # parameters (100 MB), mini-batch 64 (global batch $M$ in sync mode), 0.3 s forward time per
 # example on a CPU worker, 125 MB/s (1 GbE) bandwidth, 0.02 s overhead per task. We measure it
-# (5 % noise) along slices $p = 1..20$ for $w \in \{2, 8, 16\}$ and $w = 1..20$ for
-# $p \in \{2, 8, 16\}$ and fit Eq. (3)/(4) to all those points.
+# (`noise` measurement noise) along slices $p = 1..$`max_slice` for $w$ in `fixed_values` and
+# $w = 1..$`max_slice` for $p$ in `fixed_values`, and fit Eq. (3)/(4) to all those points.
 
 # %%
 for m in modes:
@@ -300,7 +318,9 @@ paths = plotting.savefig(fig, "fig_optimus_20_speed_functions", figures_dir)
 # %%
 # NBVAL_CHECK_OUTPUT
 print(analysis.table2(fits, models).round(3).to_string(index=False))
-print(analysis.speed_peaks(curves9).round(3).to_string(index=False))
+peaks = analysis.speed_peaks(curves9)
+print(peaks.round(3).to_string(index=False))
+print(findings.fig9_reading(peaks))
 
 # %% [markdown]
 # **Table 2.** Our fitted coefficients match our ground truth (`truth` rows) to within the
@@ -308,20 +328,20 @@ print(analysis.speed_peaks(curves9).round(3).to_string(index=False))
 # against each other. They do not match the paper's numbers, and should not be expected to: the
 # paper's ResNet-50 ran on GPUs with MXNet and its units (and those of its RSS) are not stated;
 # our RSS is in the fitted linear form ($w/f$ or $1/f$, seconds per step squared, summed over
-# 120 measurements), hence its size. The pattern differs as well: the paper finds compute
+# all the measurements of the slices), hence its size. The pattern differs as well: the paper finds compute
 # (forward and backward) *and* data transfer large in both modes; our CPU constants make the
-# computation of a 64-example mini-batch (about 20 s) dominate the asynchronous step, while
-# in synchronous mode, where each worker computes only $M/w$ examples, transfer ($	heta_3$,
+# computation of a 64-example mini-batch ($64 \times 0.3$ s) dominate the asynchronous step, while
+# in synchronous mode, where each worker computes only $M/w$ examples, transfer ($\theta_3$,
 # the $w/p$ term) is the largest coefficient, as in the paper's sync row (4.92).
 #
 # **Fig. 9's observations.** (a) The fitted curves follow the measured points closely in both
 # modes. (b) Adding parameter servers has diminishing returns: with few workers the speed is flat
 # beyond a handful of PSs (`gain_second_half` near 0 for $w = 2$). (c) In synchronous training
-# more workers can slow the job down: for $p = 2$ and $p = 8$ the speed peaks at 5 and 9 workers
-# and falls after (negative `gain_second_half`), as the paper reports (smaller mini-batches per
-# worker, more synchronisation). In asynchronous mode our job scales almost linearly in $w$ up to
-# 20 workers, because its step is computation-bound; the paper's async ResNet-50, with a larger
-# transfer coefficient, saturates earlier.
+# more workers can slow the job down: the speed peaks at a moderate number of workers and falls
+# after it (negative `gain_second_half`, reading above), as the paper reports (smaller
+# mini-batches per worker, more synchronisation). In asynchronous mode our job scales almost
+# linearly in $w$ up to `max_slice` workers, because its step is computation-bound; the paper's
+# async ResNet-50, with a larger transfer coefficient, saturates earlier.
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -332,17 +352,21 @@ print(analysis.fig9_comparison(curves9, fits).to_string(index=False))
 #
 # * **Loss curves.** Paper: 9 deep models (MXNet, GPUs). Here: 10 small scikit-learn models
 #   trained for real on a CPU (no GPU cluster; the curves and their generator are stored).
-# * **Threshold.** Paper: $\delta$ = 1-5 %. Here: 0.3 % (full mode also 0.5 % and 0.2 %), because
-#   our models reach 1-5 % within a few epochs, too coarse for a progress axis.
+# * **Threshold.** Paper: $\delta$ = 1-5 %. Here: `delta` (paper mode also the other
+#   `deltas_full`), because our models reach 1-5 % within a few epochs, too coarse for a progress
+#   axis.
 # * **Early predictions.** Not described in the paper. Here: the paper's Seq2Seq curve as a prior
 #   until 3 epochs are known (Eq. (1) has three unknowns).
 # * **Speeds.** Paper: measured on a 40-container cluster. Here: the Eq. (2) ground truth with
-#   5 % noise, so the fitted form is exact and Fig. 8's errors are measurement noise only.
+#   `noise` measurement noise, so the fitted form is exact and Fig. 8's errors are measurement
+#   noise only.
 # * **Table 2.** Paper: GPU measurements in unstated units. Here: CPU-like constants of the
 #   `resnet50` job type; only the patterns (which terms dominate, the sync slowdown) compare.
 #
 # Notebook [`21_optimus_proofs`](21_optimus_proofs.ipynb) tests the fitting code against analytic answers (spec items 1-2);
-# [`22_optimus_figures`](22_optimus_figures.ipynb) runs the scheduler that uses these models (Figs. 11-21).
+# [`22_optimus_figures`](22_optimus_figures.ipynb) runs the scheduler that uses these models in the
+# paper's evaluation (Sec. 6: every figure of it that our simulator can produce, and Table 3; its
+# title lists them).
 
 # %% [markdown]
 # ## Explore: the fits as samples arrive

@@ -40,13 +40,18 @@
 # Figures: `fig_optimus_21_fit_errors`, `fig_optimus_21_allocation_gap`,
 # `fig_optimus_21_table3_mxnet`.
 #
-# *Runtime*: quick mode about 10 s, full mode about 75 s (2 cores; the brute-force optima of
-# section 3 take most of the full run).
+# Paper mode (the default) checks hundreds to thousands of random instances per claim and reads
+# those samples from the results store `data/results` (each sampler is a sweep of
+# `dlsched.optimus.paper` over blocks of seeds); quick mode checks a few dozen and computes them.
 
 # %% tags=["parameters"]
-mode = "quick"
+mode = "paper"  # "paper" (the papers' sizes, read from the results store data/results) or "quick" (small smoke run)
 seed = 0
-figures_dir = "../build/figures"  # full mode: ../figures (make reproduce-full)
+figures_dir = "../figures"
+cache_dir = "../build/cache"
+store_dir = "../data/results"  # paper-scale results store (dlsched audit checks it)
+scheduler = "serial"
+blocks = {"loss": 25, "speed": 50, "epochs": 2500, "alloc": 100, "gap": 10, "t1": 500, "paa": 25, "mxnet": 2000}
 n_fit_seeds_quick = 20
 n_fit_seeds_full = 300
 noise_levels = [0.0, 0.01, 0.02, 0.05, 0.1]
@@ -74,10 +79,12 @@ n_mxnet_seeds_quick = 200
 n_mxnet_seeds_full = 2000
 
 # %%
-from dlsched import plotting
-from dlsched.optimus import checks, placement
+from dlsched import experiments, plotting
+from dlsched.optimus import checks, findings, paa, paper, placement
 
 full = mode != "quick"  # "paper" (or its older name "full")
+store = store_dir if full else None
+run = {"cache_dir": cache_dir, "scheduler": scheduler, "store": store}
 fit_seeds = list(range(seed, seed + (n_fit_seeds_full if full else n_fit_seeds_quick)))
 epoch_seeds = list(range(seed, seed + (n_epoch_seeds_full if full else n_epoch_seeds_quick)))
 alloc_seeds = list(range(seed, seed + (n_alloc_seeds_full if full else n_alloc_seeds_quick)))
@@ -102,8 +109,10 @@ plotting.set_style()
 #   and the fitted speed within mean relative error $2\sigma$ of the true speed at the pairs.
 
 # %%
-loss = checks.loss_fit_sample(fit_seeds, noise_levels)
-speed = checks.speed_fit_sample(fit_seeds, noise_levels, n_pairs=n_pairs)
+loss = experiments.sweep(paper.loss_fit_run, paper.split_grid("seeds", fit_seeds, blocks["loss"],
+                                                               noise_levels=noise_levels), **run)
+speed = experiments.sweep(paper.speed_fit_run, paper.split_grid("seeds", fit_seeds, blocks["speed"],
+                                                                noise_levels=noise_levels, n_pairs=n_pairs), **run)
 for claim in {**checks.sample_claims(loss, by="noise"), **checks.sample_claims(speed, by="noise")}.values():
     print(claim.summary())
     assert claim.holds, claim.summary()
@@ -137,16 +146,20 @@ ax.set(xscale="log", yscale="log", xlabel=r"noise level $\sigma$",
        ylabel="largest relative coefficient error", title="coefficients (ill-conditioned)")
 paths = plotting.savefig(fig, "fig_optimus_21_fit_errors", figures_dir)
 
+# %%
+# NBVAL_CHECK_OUTPUT
+print(findings.fit_reading(errors, noise=0.05))
+
 # %% [markdown]
-# **Reading.** Without noise both NNLS fits are exact (to rounding). With noise the fitted
-# *curves* are closer to the truth than the noisy measurements themselves (a measurement is off
-# by about $0.8\sigma$ on average; the fits' median error is $0.3$-$0.6\sigma$), because they
-# average over many points. The *coefficients* are much less stable (right panel): different
-# $(\beta_0,\beta_1,\beta_2)$ give nearly the same curve over the observed epochs, so a
-# coefficient can be off by far more than $\sigma$ while the curve is fine. The paper's Fig. 8
-# reports below 10% speed-estimation error with 10 pairs on real measurements; our synthetic
-# `grid_error` at 5% noise is a few percent, consistent with it, but this is a check of the fitting
-# method, not a reproduction of the paper's measurements (which we do not have).
+# **Reading.** Without noise both NNLS fits are exact (to rounding). With noise a measurement is
+# off by about $0.8\sigma$ on average ($E|N(0,1)| = \sqrt{2/\pi}$); where the fits' median error
+# printed above is below that, the fitted *curves* are closer to the truth than the noisy
+# measurements themselves, because they average over many points. The *coefficients* are much
+# less stable (right panel): different $(\beta_0,\beta_1,\beta_2)$ give nearly the same curve over
+# the observed epochs, so a coefficient can be off by far more than $\sigma$ while the curve is
+# fine. The paper's Fig. 8 reports below 10% speed-estimation error with 10 pairs on real
+# measurements; compare our synthetic `grid_error` at 5% noise printed above, but this is a check
+# of the fitting method, not a reproduction of the paper's measurements (which we do not have).
 #
 # ## 2. The closed-form convergence epoch equals a brute-force scan
 #
@@ -160,7 +173,7 @@ paths = plotting.savefig(fig, "fig_optimus_21_fit_errors", figures_dir)
 # there equals $\delta$ within relative $10^{-9}$.
 
 # %%
-epochs = checks.remaining_epochs_sample(epoch_seeds)
+epochs = experiments.sweep(paper.remaining_epochs_run, paper.split_grid("seeds", epoch_seeds, blocks["epochs"]), **run)
 for claim in checks.sample_claims(epochs, by="kind").values():
     print(claim.summary())
     assert claim.holds, claim.summary()
@@ -194,7 +207,8 @@ print(f"boundary cases: {len(boundary)}; closed form = e0 + 1 in {on_target}; bo
 # (drop that job, continue with the others).
 
 # %%
-alloc = checks.allocation_sample(alloc_seeds, n_jobs=alloc_jobs)
+alloc = experiments.sweep(paper.allocation_run, paper.split_grid("seeds", alloc_seeds, blocks["alloc"],
+                                                                 n_jobs=alloc_jobs), **run)
 for claim in checks.sample_claims(alloc, by="stop_rule").values():
     print(claim.summary())
     assert claim.holds, claim.summary()
@@ -206,13 +220,15 @@ print(checks.summarize(alloc, ["allocated", "tasks_added", "max_use_fraction"], 
 
 # %% [markdown]
 # The paper calls (5)-(8) NP-hard and claims no approximation guarantee for the heuristic. On
-# tiny instances (2-3 jobs, capacity factor 1-3, at most 4 PS and 4 workers per job in quick mode,
-# 6 in full mode) we compute the exact optimum of (5)-(8) by enumeration and report the relative
-# gap $\sum_jt_j^{heur}/\sum_jt_j^{opt}-1$. The only assertion is that the brute force is a lower
+# tiny instances (`gap_jobs` jobs, capacity factor 1-3, at most `gap_max_tasks_quick` PS and as
+# many workers per job in quick mode, `gap_max_tasks_full` in paper mode) we compute the exact
+# optimum of (5)-(8) by enumeration and report the relative gap
+# $\sum_jt_j^{heur}/\sum_jt_j^{opt}-1$. The only assertion is that the brute force is a lower
 # bound (a sanity check of the enumeration).
 
 # %%
-gaps = checks.allocation_gap_sample(gap_seeds, n_jobs=gap_jobs, max_tasks=gap_max_tasks)
+gaps = experiments.sweep(paper.allocation_gap_run, paper.split_grid("seeds", gap_seeds, blocks["gap"], n_jobs=gap_jobs,
+                                                                    max_tasks=gap_max_tasks), **run)
 for claim in checks.sample_claims(gaps, by="stop_rule").values():
     print(claim.summary())
     assert claim.holds, claim.summary()
@@ -224,6 +240,7 @@ print(checks.summarize(gaps, ["gap", "optimal"], by="stop_rule", stats=("mean", 
 worst = gaps.sort_values(["gap", "seed"], ascending=[False, True]).iloc[0]
 print(f"largest gap {worst['gap']:.3f} (seed {worst['seed']}, {worst['stop_rule']}): "
       f"heuristic {worst['heuristic_alloc']} vs optimum {worst['optimal_alloc']}")
+print(findings.allocation_gap_reading(gaps))
 
 # %%
 fig, ax = plotting.subplots(figsize=(6.5, 4.2))
@@ -233,17 +250,14 @@ ax.set(xlabel=r"relative gap $\sum_j t_j^{heur} / \sum_j t_j^{opt} - 1$", ylabel
 paths = plotting.savefig(fig, "fig_optimus_21_allocation_gap", figures_dir)
 
 # %% [markdown]
-# **Reading.** The heuristic is optimal on many tiny instances and within a few percent on most.
-# The gaps come from the end of the greedy, where integrality bites: the role with the larger
-# gain (9) may no longer fit while the other role would (the allocator does not fall back to it;
-# e.g. quick mode, seed 3: job 0's next PS does not fit, a third worker would, and the optimum
-# takes it), the `literal` rule stops at the first task that does not fit although tasks of other
-# jobs still would (seed 6), and the largest immediate gain per dominant share is not always the
-# best use of the last units of capacity (seed 5 under `skip`, a knapsack effect). Full mode (300
-# instances, up to 6 PS and 6 workers per job): mean gap 1.5% (`literal`) and 0.4% (`skip`),
-# largest 15% and 8%. So `literal` is
-# worse than `skip`. The paper gives no number to compare with (it evaluates the allocator only
-# end to end, Fig. 18).
+# **Reading.** How often the heuristic is optimal, its mean and largest gap per stop rule, and
+# which rule is worse are printed above. The gaps come from the end of the greedy, where
+# integrality bites: the role with the larger gain (9) may no longer fit while the other role
+# would (the allocator does not fall back to it, and the optimum takes the other role), the
+# `literal` rule stops at the first task that does not fit although tasks of other jobs still
+# would, and the largest immediate gain per dominant share is not always the best use of the last
+# units of capacity (a knapsack effect under `skip`). The paper gives no number to compare with
+# (it evaluates the allocator only end to end, Fig. 18).
 #
 # ## 4. Theorem 1 and Fig. 10
 #
@@ -263,7 +277,7 @@ paths = plotting.savefig(fig, "fig_optimus_21_allocation_gap", figures_dir)
 # it uses the fewest servers and attains the optimum.
 
 # %%
-t1 = checks.theorem1_sample(t1_seeds, **t1_sizes)
+t1 = experiments.sweep(paper.theorem1_run, paper.split_grid("seeds", t1_seeds, blocks["t1"], **t1_sizes), **run)
 t1_claims = checks.sample_claims(t1)
 for claim in t1_claims.values():
     print(claim.summary())
@@ -324,8 +338,7 @@ for terms in ("tasks", "roles"):
 # of the same demand), also with unequal PS and worker bandwidths, and Optimus-Place finds an
 # optimal placement; with unequal PS and worker *demands* it can fail (the counterexample above;
 # `dlsched.optimus.placement.check_theorem1`'s docstring gives the grid we searched). Under the `roles`
-# reading it fails on 8-10% of the instances (20 of 200 in quick mode, 157 of 2,000 in full
-# mode): the appendix formula takes both terms over every node $k$ of the job, and its min-max
+# reading it fails on part of the instances (the counts printed above): the appendix formula takes both terms over every node $k$ of the job, and its min-max
 # argument needs that; when a server hosting no PS does not pay the PS term (and one hosting no
 # worker not the worker term), piling the workers next to the PS can beat the even split. The
 # paper's own Fig. 10 cannot tell the readings apart. Our simulator uses the `tasks` reading, so
@@ -340,7 +353,8 @@ for terms in ("tasks", "roles"):
 # partitions add up to its size, and total requests = #blocks + #extra partitions.
 
 # %%
-paa_rows = checks.paa_sample(paa_seeds, n_ps=paa_n_ps, eps=paa_eps)
+paa_rows = experiments.sweep(paper.paa_run, paper.split_grid("seeds", paa_seeds, blocks["paa"], n_ps=paa_n_ps,
+                                                             eps=paa_eps), **run)
 resnet = checks.resnet50_paa_sample(resnet_n_ps)
 for frame in (paa_rows, resnet):
     for claim in checks.sample_claims(frame).values():
@@ -354,16 +368,18 @@ print(f"random models: {len(paa_rows)} runs, {int((paa_rows['split_blocks'] > 0)
 cols = ["n_ps", "max_block_over_avg", "total_requests", "split_blocks", "size_difference",
         "request_difference"]
 print(resnet[cols].round(3).to_string(index=False))
+sizes = paa.resnet50_blocks()[1]
+print(findings.paa_reading(sizes, paa.paa(sizes, 2, 0.01), eps=0.01))
 
 # %% [markdown]
 # On the 157 ResNet-50 blocks (MXNet's `resnet.py`, 25,549,486 parameters) PAA makes exactly 157
-# requests as long as the largest block (2,359,296 parameters) fits in avg_size, i.e. up to 10
-# PS; from 11 PS on, the blocks larger than avg_size are split. The size difference is not small
-# for every PS count: with 2 PS it is 1.29M, because the 122 very small blocks (below 1% of
-# avg_size, 0.76M parameters) go to the PS with the fewest requests, and after the best-fit phase
-# that is the PS holding fewer but larger blocks (8 against 27), which already is the fuller one:
-# it receives the largest very small blocks until the request counts are level, 0.74M parameters
-# in all. PAA trades size balance for request balance there.
+# requests as long as the largest block (2,359,296 parameters) fits in avg_size (the table:
+# `max_block_over_avg` up to 1); with more PS the blocks larger than avg_size are split. The size
+# difference is not small for every PS count, e.g. with 2 PS (printed above): the very small blocks
+# (below 1% of avg_size) go to the PS with the fewest requests, and after the best-fit phase that
+# is the PS holding fewer but larger blocks, which already is the fuller one: it receives the
+# largest very small blocks until the request counts are level. PAA trades size balance for
+# request balance there.
 #
 # Table 3 uses 10 PS: the paper's MXNet total of 247 = 157 + 10 x 9 requests is what slicing the
 # 10 blocks of $\ge10^6$ parameters over 10 PS gives. `check_table3` asserts PAA's 157 requests,
@@ -376,12 +392,12 @@ assert claim.holds, claim.summary()
 
 # %%
 # NBVAL_CHECK_OUTPUT
-table3 = checks.table3_comparison(mxnet_seeds, table3_n_ps)
+table3 = experiments.sweep(paper.table3_run, paper.split_grid("seeds", mxnet_seeds, len(mxnet_seeds),
+                                                                n_ps=table3_n_ps), **run).set_index("quantity")
 print(table3.round(2).to_string())
-mxnet = checks.mxnet_sample(mxnet_seeds, table3_n_ps)
-print(f"MXNet random over {len(mxnet)} seeds: request difference >= 43 on "
-      f"{int((mxnet['request_difference'] >= 43).sum())}, size difference >= 3.6M on "
-      f"{int((mxnet['size_difference'] >= 3.6e6).sum())}")
+mxnet = experiments.sweep(paper.mxnet_run, paper.split_grid("seeds", mxnet_seeds, blocks["mxnet"],
+                                                            n_ps=table3_n_ps), **run)
+print(findings.table3_reading(table3, mxnet))
 
 # %%
 fig, axes = plotting.subplots(1, 2, figsize=(12, 4.2))
@@ -404,21 +420,20 @@ paths = plotting.savefig(fig, "fig_optimus_21_table3_mxnet", figures_dir)
 # %% [markdown]
 # **Paper vs ours.**
 #
-# * **PAA row: reproduced.** 157 requests (no block split), request difference 1, size difference
-#   0.10M (paper: 0.1M, 1, 157).
-# * **MXNet total requests: reproduced** (247) with 10 PS.
-# * **MXNet size and request differences: not reproduced** (paper 3.6M and 43; ours about 1.8M and
-#   12 on average). `mxnet_default` in `paa.py` follows the paper's description: each of the 147
+# * **PAA row** (paper: 0.1M, 1, 157): `check_table3` asserts 157 requests (no block split) and a
+#   request difference of at most 1; our size difference is printed above.
+# * **MXNet total requests** (paper: 247) with 10 PS: asserted by `check_table3`.
+# * **MXNet size and request differences** (paper 3.6M and 43; ours printed above).
+#   `mxnet_default` in `paa.py` follows the paper's description: each of the 147
 #   blocks below $10^6$ parameters goes to a uniformly random PS (seeded generator), the 10 larger
 #   ones are sliced evenly over all PS, so they add the same to every PS and only the small blocks
 #   make a difference. The request difference is then the range of 147 blocks thrown at random
-#   into 10 bins (about 12 on average, at most 25 over 2,000 seeds: 43 is far outside this
-#   distribution); a size difference of 3.6M is reached only rarely (on 2 of 2,000 seeds in full
-#   mode, none of the 200 in quick mode). MXNet's actual code (`kvstore_dist.h`) does not draw
-#   at random: it sends small block $i$ to server
-#   $(9973\,i) \bmod n$, which for consecutive keys and 10 servers is a round robin
-#   (`MXNet key hash` column, `mxnet_key_hash`: 1.14M and 2). Neither reading gives the paper's
-#   43, so the paper's MXNet row must come from a setup it does not describe (another number
-#   of PS, block list or key order, or requests counted differently); we cannot tell which.
-#   The claim that matters, that PAA balances much better than MXNet's default with the fewest
-#   requests, holds under both readings.
+#   into 10 bins; the reading above counts the seeds that reach the paper's 43 requests and 3.6M
+#   parameters, and the histograms show where the paper's values fall in these distributions.
+#   MXNet's actual code (`kvstore_dist.h`) does not draw at random: it sends small block $i$ to
+#   server $(9973\,i) \bmod n$, which for consecutive keys and 10 servers is a round robin
+#   (`MXNet key hash` column, `mxnet_key_hash`). Where neither reading gives the paper's 43, the
+#   paper's MXNet row must come from a setup it does not describe (another number of PS, block
+#   list or key order, or requests counted differently); we cannot tell which. The claim that
+#   matters, that PAA balances much better than MXNet's default with the fewest requests, holds
+#   under both readings (asserted by `check_table3` for the random reading; the key hash row above).
