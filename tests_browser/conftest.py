@@ -40,8 +40,11 @@ CHROMIUM = Path("/usr/bin/chromium")
 JUPYTER = Path(sys.executable).parent / "jupyter"
 
 # Known-good flags here (also as root). Without the background-networking flags Chromium opens
-# connections of its own, which the closed network refuses. Playwright adds --headless and a
-# fresh, empty temporary --user-data-dir for every launch.
+# connections of its own, which the closed network refuses. The host resolver rule makes every
+# host name but 127.0.0.1 (where the tests serve the site and JupyterLab) fail to resolve at once,
+# so a page's request for another host fails fast, even on an open network, instead of hanging;
+# test_site.py also records every request that leaves the site and fails on it. Playwright adds
+# --headless and a fresh, empty temporary --user-data-dir for every launch.
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -50,6 +53,7 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 ]
 VIEWPORT = {"width": 1400, "height": 900}
 
