@@ -34,15 +34,18 @@
 #
 # Figure: `fig_specon_51_categories` (containers per category over time in one run).
 #
-# *Runtime* (2 cores, serial): quick mode about 5 s (small schedules: 8 fixed-interval jobs,
-# 10 random jobs); full mode about 70 s (the paper's sizes: Fig. 5's 20 fixed jobs and the
-# random schedules of Figs. 6, 7 and 12, three seeds each).
+# *Modes.* Paper mode (the default) runs the paper's schedules (Fig. 5's fixed one and the random
+# ones of Figs. 6, 7 and 12, `n_seeds_full` seeds each); its check tables are read from the
+# results store `data/results` (`dlsched.specon.paper`; `dlsched reproduce --mode paper --fresh
+# --only 51` recomputes them). Quick mode runs two small schedules, one seed: a smoke test. The
+# schedules and seeds of this run are printed below.
 
 # %% tags=["parameters"]
-mode = "quick"
+mode = "paper"  # "paper" (the papers' sizes, read from the results store data/results) or "quick" (small smoke run)
 seed = 0
-figures_dir = "../build/figures"  # full mode: ../figures (make reproduce-full)
+figures_dir = "../figures"
 cache_dir = "../build/cache"
+store_dir = "../data/results"  # paper-scale results store (dlsched audit checks it)
 scheduler = "serial"
 n_seeds_quick = 1
 n_seeds_full = 3
@@ -59,17 +62,26 @@ figure_schedule_full = "fig7-random-30"
 # %%
 import time
 
-import pandas as pd
-
-from dlsched import plotting
-from dlsched.specon import checks
+from dlsched import experiments, plotting
+from dlsched.specon import checks, findings, paper
 
 full = mode != "quick"  # "paper" (or its older name "full")
+store = store_dir if full else None
 schedules = schedules_full if full else schedules_quick
 seeds = list(range(seed, seed + (n_seeds_full if full else n_seeds_quick)))
 figure_schedule = figure_schedule_full if full else figure_schedule_quick
+fixed = [name for name, sched in schedules.items() if sched["schedule"] == "fixed"]
+run = dict(cache_dir=cache_dir, scheduler=scheduler, store=store)
+grid = [{"schedule": name, "settings": sched, "seed": s, "specon_params": specon_params}
+        for name, sched in schedules.items() for s in seeds]
 plotting.set_style()
 started = time.perf_counter()
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(f"{mode} mode, seeds {seeds}, SpeCon {specon_params}")
+for name, sched in schedules.items():
+    print(f"  {name}: {sched}")
 
 # %% [markdown]
 # ## Instances
@@ -77,9 +89,11 @@ started = time.perf_counter()
 # `checks.workload(seed, **schedule)` is the workload `specon`
 # (`dlsched.specon.model.specon_workload`): cluster 1 (4 workers of 16 cores, 80 % usable, 64 GB),
 # VAE-T jobs every 50 s on the fixed schedule, the ten (model, platform) types on the random
-# ones, solo time 215 s for a VAE-T job, a 5 s migration pause. A random schedule of a fixed seed
+# ones, the model's default solo time of a VAE-T job (`solo_seconds`, calibrated to Fig. 5's DS
+# mean, spec 7.5), the paper's 5 s bound as the migration pause. A random schedule of a fixed seed
 # is one draw; fixed schedules do not depend on the seed. Every run below goes through
-# `simulate(..., check=True)`: the engine's checker validates every decision.
+# `simulate(..., check=True)`: the engine's checker validates every decision. Each (schedule,
+# seed) is one point of `paper.check_run` (section 1) and `paper.equivalence_run` (section 2).
 #
 # ## 1. Moves, categories, CPU shares, checker (SpeCon and DS)
 #
@@ -96,12 +110,7 @@ started = time.perf_counter()
 #   `dlsched.core.schedule.check_timeline`.
 
 # %%
-rows = []
-for name, sched in schedules.items():
-    for s in seeds:
-        rows.append(checks.run_checks(checks.workload(s, **sched), **specon_params)
-                    .assign(schedule=name, seed=s))
-table = checks.combine(*rows)
+table = experiments.sweep(paper.check_run, grid, **run)
 for claim in checks.fold(table).values():
     print(claim.summary())
     assert claim.holds, claim.summary()
@@ -116,15 +125,18 @@ print(summary.to_string())
 # %% [markdown]
 # The paper prints no count to set next to these, only what they must satisfy: "the containers in
 # SpeCon will be reallocated at most once" (l. 182) and DS moves a pod only when its worker fails
-# (l. 400). Our largest move count per container is 1 for SpeCon and 0 for DS. (Column values
-# are maxima over seeds; `moves` counts all moves of a run, `max_moves` those of one container.)
-#
-# Where our runs differ from the paper: on the fixed schedule (Fig. 5) no container of ours ever
-# reaches CC (`wc_cc` = 0, at most 2 containers per node), so SpeCon moves nothing there, while the
-# paper reports 11 of 20 jobs faster (l. 331). That is a property of our job model and
-# calibration (spec 7.2-7.5), not a failed check: the checks only say what a run may do. In full
-# mode the random schedules of Figs. 6, 7 and 12 do move containers (at most once each).
-#
+# (l. 400). (Column values are maxima over seeds; `moves` counts all moves of a run, `max_moves`
+# those of one container.) Below: our largest move counts, and what happened on the fixed schedule
+# (Fig. 5), where the paper reports 11 of 20 jobs faster (l. 331). A container that never reaches
+# CC never asks to move, so if `wc_cc` is 0 there, SpeCon moves nothing: a property of our job
+# model and calibration (spec 7.2-7.5), not a failed check, since the checks only say what a run
+# may do.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(findings.checks_reading(summary, fixed))
+
+# %% [markdown]
 # ## 2. When SpeCon must equal DS, and the infinite pause
 #
 # With $\alpha = 0$ no gain is below the threshold (Algorithm 1 l. 6 needs $G < 0$): no container
@@ -135,15 +147,8 @@ print(summary.to_string())
 # not turn it into DS; it must be rejected.
 
 # %%
-equal = []
-for name, sched in schedules.items():
-    for s in seeds:
-        wl = checks.workload(s, **sched)
-        for params in ({**specon_params, "alpha": 0.0}, {**specon_params, "migrate": False}):
-            c = checks.ds_equivalence(wl, **params)
-            equal.append(checks.claim_row(c, schedule=name, seed=s))
-            assert c.holds, c.summary()
-equal = pd.DataFrame(equal)
+equal = experiments.sweep(paper.equivalence_run, grid, **run)
+assert equal["holds"].all(), equal.loc[~equal["holds"], "summary"].tolist()
 pause = checks.infinite_pause_rejected()
 print(pause.summary())
 assert pause.holds, pause.summary()
@@ -159,19 +164,19 @@ print("alpha = 0, largest |jct difference| to DS:",
 # %% [markdown]
 # ## 3. Categories over time in one run
 #
-# Containers in PC, WC and CC over time, SpeCon with the paper's parameters (quick mode: the
-# 10-job random schedule; full mode: Fig. 7's 30-job schedule, first seed). A container marked
-# `migrated` is no longer monitored and keeps its category until it finishes.
+# Containers in PC, WC and CC over time, SpeCon with the paper's parameters (the mode's
+# `figure_schedule`, first seed: paper mode Fig. 7's 30-job schedule; `paper.category_run`). A
+# container marked `migrated` is no longer monitored and keeps its category until it finishes.
 
 # %%
-wl = checks.workload(seeds[0], **schedules[figure_schedule])
-res, pol = checks.run(wl, **specon_params)
-counts = checks.category_counts(res, pol)
+cat_point = {"schedule": figure_schedule, "settings": schedules[figure_schedule], "seed": seeds[0],
+             "specon_params": specon_params}
+counts = experiments.sweep(paper.category_run, [cat_point], **run)
 fig, ax = plotting.subplots(1, 1, figsize=(9, 3.6))
 for cat in ("PC", "WC", "CC"):
     ax.step(counts["time"], counts[cat], where="post", label=cat)
 ax.set(xlabel="time (s)", ylabel="active containers",
-       title=f"SpeCon, {figure_schedule}, seed {seeds[0]}: {int(res.jobs['migrations'].sum())} moves")
+       title=f"SpeCon, {figure_schedule}, seed {seeds[0]}: {int(counts['moves'].iloc[0])} moves")
 ax.legend()
 paths = plotting.savefig(fig, "fig_specon_51_categories", figures_dir)
 
