@@ -31,14 +31,13 @@
 #
 # It reproduces no figure of the paper (notebook [`12_oasis_figures`](12_oasis_figures.ipynb) does) and checks no theorem
 # ([`11_oasis_proofs`](11_oasis_proofs.ipynb) does); the figures it draws are `fig_oasis_10_*`.
-#
-# *Runtime*: quick mode (60 jobs, $T=60$, $H=K=20$) about 10 s; full mode (the Sec. V-A
-# cluster: 100 jobs, $T=100$, $H=K=50$) about 15 s.
+# Paper mode (the default) uses the Sec. V-A cluster, quick mode a smaller one (the sizes are in
+# the parameters cell and printed with the workload below).
 
 # %% tags=["parameters"]
-mode = "quick"
+mode = "paper"  # "paper" (the papers' sizes, read from the results store data/results) or "quick" (small smoke run)
 seed = 0
-figures_dir = "../build/figures"  # full mode: ../figures (make reproduce-full)
+figures_dir = "../figures"
 n_jobs_quick = 60
 n_jobs_full = 100
 T_quick = 60
@@ -57,7 +56,7 @@ from dlsched.core.cluster import Cluster
 from dlsched.core.jobs import JobSpec, OasisModel, Sigmoid
 from dlsched.core.schedule import Placement, check_allocations
 from dlsched.core.simulator import simulate
-from dlsched.oasis import explain, explore
+from dlsched.oasis import explain, explore, findings
 from dlsched.oasis import model as oasis_model
 from dlsched.oasis.policy import OASiS, min_duration, price_parameters
 
@@ -192,6 +191,7 @@ print(f"f_i(d_min - 1) = {job.utility(min_duration(model) - 1):.3f}")
 # NBVAL_CHECK_OUTPUT
 workload = registry.make_workload("oasis", seed=seed, n_jobs=n_jobs, T=T, H=H, K=K)
 table = explain.jobs_table(workload)
+print(f"{n_jobs} jobs, T = {T}, H = {H} worker servers, K = {K} PS servers ({mode} mode)")
 print(table.head(6).round(3).to_string(index=False))
 
 # %% [markdown]
@@ -221,12 +221,12 @@ paths = plotting.savefig(ax.figure, "fig_oasis_10_utility_curves", figures_dir)
 #
 # The paper gives $\tau_i\in[0.001, 0.1]$ "time slots" and never states the slot length of its
 # simulation. Read literally, a job needs $d_i^{min}=\lceil E_iM_i(\tau_i+2e_i/b_i)\rceil$ slots
-# even with all $N_i$ workers, a median of about 250 slots, so most jobs could not finish within
-# $T = 100$ (or even 300) and could not come near the targets $\gamma_3 \le 15$ of their
+# even with all $N_i$ workers: the reading below prints how many that is, and how many jobs then
+# could not finish within $T$ at all, let alone near the targets $\gamma_3 \le 15$ of their
 # utilities. We therefore read $\tau_i$ in **seconds** with 1-hour slots (the paper: "one time
 # slot can be 1 hour or longer"; its ResNet-152 example takes about 1 s per mini-batch): then a
-# chunk takes much less than a slot, as Sec. IV-C assumes, and most jobs can finish within 15
-# slots. Both readings draw the same jobs (`reading="literal"` keeps the printed one).
+# chunk takes much less than a slot, as Sec. IV-C assumes. Both readings draw the same jobs
+# (`reading="literal"` keeps the printed one).
 # `unschedulable_fraction` counts the jobs that cannot finish by $T$ even alone on the cluster
 # (`cannot_finish`), and those for which one chunk-pass needs more than $N_i$ workers inside a
 # slot, which Algorithm 2 can never schedule (`never_schedulable`, spec 11.1).
@@ -234,7 +234,9 @@ paths = plotting.savefig(ax.figure, "fig_oasis_10_utility_curves", figures_dir)
 # %%
 # NBVAL_CHECK_OUTPUT
 print({k: round(v, 3) for k, v in oasis_model.unschedulable_fraction(workload).items()})
-print(explain.reading_table(seed, n_jobs=n_jobs, T=T, H=H, K=K).round(3).to_string())
+readings = explain.reading_table(seed, n_jobs=n_jobs, T=T, H=H, K=K)
+print(readings.round(3).to_string())
+print(findings.tau_reading(readings, table, T=T, target=15))
 
 # %% [markdown]
 # ## 3. Price functions (22)-(26)
@@ -267,13 +269,15 @@ print(explain.reading_table(seed, n_jobs=n_jobs, T=T, H=H, K=K).round(3).to_stri
 params = price_parameters(workload)
 print(f"ln L1 = {params.log_l1:.2f}, ln L2 = {params.log_l2:.2f}, eta1 = {params.eta1:.4g}, "
       f"eta2 = {params.eta2:.4g}, alpha = {params.alpha:.2f}")
-print(explain.price_table(params, workload.cluster.resources).round(3).to_string())
+price_tab = explain.price_table(params, workload.cluster.resources)
+print(price_tab.round(3).to_string())
+print(findings.price_wall_reading(price_tab))
 
 # %% [markdown]
 # The last two columns are the utilisation $g/c$ at which the price reaches 1 (a utility of
-# 1 per unit of resource): only beyond about 98-99 % of a server's capacity. The prices act
-# almost like a hard capacity wall: negligible until a resource is nearly exhausted, then
-# prohibitive. With a longer horizon, $L$ is not even a double any more:
+# 1 per unit of resource; the last line above gives their range). Where that is close to 100 %,
+# the prices act almost like a hard capacity wall: negligible until a resource is nearly
+# exhausted, then prohibitive. With a longer horizon, $L$ is not even a double any more:
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -422,11 +426,12 @@ print(f"cost / utility of the admitted jobs: median {share.median():.3g}, max {s
 # and a job arriving later pays more for the same slots, so Algorithm 2 pushes it to
 # less-loaded servers and slots, or rejects it when nothing affordable is left before its
 # utility has decayed. With the price parameters of (23)-(26) on this workload, though, the
-# resource cost is a negligible part of the payoff of almost every admitted job: $L$ is so small
-# that a price reaches the size of a utility only when a resource is 98-99 % full, which the
-# capacity bounds (30)-(31) would forbid a moment later anyway. In practice OASiS then behaves
-# like "finish as early as the free capacity allows, admit if the utility is still positive",
-# with the prices mainly steering jobs away from nearly full servers. Fig. 6 of the paper (and
+# cost/utility ratios printed above show how small a part of the payoff the resource cost is:
+# $L$ is so small that a price reaches the size of a utility only when a resource is nearly full
+# (the crossing utilisations of section 3), which the capacity bounds (30)-(31) would forbid a
+# moment later anyway. OASiS then behaves like "finish as early as the free capacity allows,
+# admit if the utility is still positive", with the prices mainly steering jobs away from nearly
+# full servers. Fig. 6 of the paper (and
 # `u_scale` of `OASiS`) studies what happens when $U/L$ is mis-estimated.
 #
 # ## What comes next

@@ -37,6 +37,9 @@ ALLOWED_WING_EDGES = {
 ALLOWED_WING_TOP_EDGES = {
     ("dlsched.aonline.checks", "dlsched.registry"),  # instance families built by name
     ("dlsched.aonline.experiments", "dlsched.registry"),  # experiment driver
+    ("dlsched.aonline.paper", "dlsched.registry"),  # stored paper-scale experiments (issue 20)
+    ("dlsched.oasis.paper", "dlsched.registry"),  # stored paper-scale experiments (issue 20)
+    ("dlsched.pdors.paper", "dlsched.registry"),  # stored paper-scale experiments (issue 20)
     ("dlsched.oasis.checks", "dlsched.registry"),  # loaded_policy builds OASiS by name
     ("dlsched.oasis.experiments", "dlsched.registry"),  # experiment driver
     ("dlsched.optimus.experiments", "dlsched.registry"),  # experiment driver
