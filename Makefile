@@ -22,6 +22,11 @@ PIP_INSTALL := $(VENV_PY) -m pip install --disable-pip-version-check -c constrai
 NBVAL := DLSCHED_FIGURES_DIR=$(CURDIR)/build/nbval-figures $(VENV_PY) -m pytest
 NBVAL_ARGS := --nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
 	-p no:cacheprovider
+# pytest-xdist: TEST_WORKERS processes (default 2, this project's machine has 2 cores; 0 = none).
+# nbval needs --dist loadfile so that every cell of a notebook runs in one worker, in order.
+TEST_WORKERS ?= 2
+XDIST := $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS))
+NBVAL_XDIST := $(if $(XDIST),$(XDIST) --dist loadfile,)
 
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -58,17 +63,17 @@ bootstrap: $(STAMP) ## Create the venv (VENV) and install the package + test too
 REQUIRE_NOTEBOOKS := if ! compgen -G 'notebooks/*.ipynb' > /dev/null; then \
 	echo "ERROR: no notebooks/*.ipynb found; nbval has nothing to check." >&2; exit 1; fi
 
-test: $(STAMP) ## Run the unit tests (tests/), then nbval on notebooks/*.ipynb.
-	$(VENV_PY) -m pytest
+test: $(STAMP) ## Run the unit tests (tests/), then nbval on notebooks/*.ipynb (TEST_WORKERS=2 processes).
+	$(VENV_PY) -m pytest $(XDIST)
 	@$(REQUIRE_NOTEBOOKS)
-	$(NBVAL) $(NBVAL_ARGS) notebooks/
+	$(NBVAL) $(NBVAL_ARGS) $(NBVAL_XDIST) notebooks/
 
 test-unit: $(STAMP) ## Run pytest on tests/ only.
-	$(VENV_PY) -m pytest
+	$(VENV_PY) -m pytest $(XDIST)
 
 test-notebooks: $(STAMP) ## Run nbval on the source notebooks only.
 	@$(REQUIRE_NOTEBOOKS)
-	$(NBVAL) $(NBVAL_ARGS) notebooks/
+	$(NBVAL) $(NBVAL_ARGS) $(NBVAL_XDIST) notebooks/
 
 # ----------------------------------------------------------------------------- reproduction
 
@@ -87,8 +92,10 @@ AUDIT_SEED ?= 0
 audit: $(STAMP) ## Recompute a sample of the stored paper-scale points (AUDIT_SAMPLE, AUDIT_SEED) and compare exactly.
 	$(VENV)/bin/dlsched audit --sample $(AUDIT_SAMPLE) --seed $(AUDIT_SEED)
 
-refresh-notebooks: $(STAMP) ## Re-execute the source notebooks in place (their outputs are nbval's reference).
-	$(VENV_PY) -c "from dlsched.reproduce import refresh_sources; print(*refresh_sources(), sep='\n')"
+# ONLY="10 32" refreshes some notebooks; points they compute are added to the results store.
+refresh-notebooks: $(STAMP) ## Re-execute the source notebooks in place, paper mode (nbval's reference); ONLY="NN ..."
+	$(VENV_PY) -c "import sys; from dlsched.reproduce import refresh_sources; \
+		print(*refresh_sources(only=sys.argv[1:] or None), sep='\n')" $(ONLY)
 
 # Static HTML site of the executed notebooks (build/reproduce/ if `make reproduce` ran, else the
 # notebooks' stored outputs; nothing is executed) + an index from the README's figure table.

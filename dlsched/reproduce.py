@@ -865,13 +865,19 @@ if __name__ == "__main__":  # pragma: no cover
 
 
 def refresh_sources(notebooks_dir: str | os.PathLike[str] = "notebooks",
-                    only: Sequence[str] | None = None, kernel_name: str | None = None) -> list[Path]:
-    """Re-execute the SOURCE notebooks in place with their stored (quick-mode) parameters.
+                    only: Sequence[str] | None = None, kernel_name: str | None = None,
+                    record: bool = True, store_dir: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Re-execute the SOURCE notebooks in place with their own parameters (paper mode).
 
-    Their stored outputs are the reference that nbval checks (``make test``); run this after
-    changing a notebook or the code it calls (``make refresh-notebooks``). Each notebook is
-    executed with nbclient in ``notebooks_dir`` and written back atomically; the paired
-    ``py:percent`` script is unaffected because only outputs change.
+    Their stored outputs are the reference that nbval checks (``make test``) and what a reader
+    sees; run this after changing a notebook or the code it calls (``make refresh-notebooks``).
+    Each notebook is executed with nbclient in ``notebooks_dir`` and written back atomically; the
+    paired ``py:percent`` script is unaffected because only outputs change.
+
+    With ``record`` (default), the points a notebook takes from the results store are kept and
+    the ones it has to compute (missing, or stale for the current code) are added to the store
+    (``dlsched reproduce --record``), committed after each notebook; points the notebook no longer
+    uses are dropped. So after a refresh, running the notebooks again computes nothing.
 
     Returns
     -------
@@ -881,26 +887,51 @@ def refresh_sources(notebooks_dir: str | os.PathLike[str] = "notebooks",
     import nbclient
     import nbformat
 
+    from dlsched import store as result_store
+
     folder = Path(notebooks_dir)
     notebooks = _select(discover_notebooks(folder), only)
     kernel = _resolve_kernel(kernel_name)
+    keys = (result_store.RECORD_ENV, result_store.FRESH_ENV, result_store.NOTEBOOK_ENV)
+    saved_env = {k: os.environ.get(k) for k in keys}
     done = []
-    for path in notebooks:
-        nb = nbformat.read(path, as_version=4)
-        for key in ("papermill",):
-            nb.metadata.pop(key, None)
-        for cell in nb.cells:
-            cell.metadata.pop("papermill", None)
-            cell.metadata.pop("execution", None)
-        client = nbclient.NotebookClient(nb, kernel_name=kernel,
-                                         resources={"metadata": {"path": str(folder)}},
-                                         timeout=1800, kernel_manager_class=_kernel_manager_class(),
-                                         store_widget_state=False)
-        client.execute()
-        nb.metadata.pop("widgets", None)  # live widget state (image bytes) is not a reference output
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".ipynb.tmp", dir=folder)
-        os.close(fd)
-        nbformat.write(nb, tmp)
-        os.replace(tmp, path)
-        done.append(path)
+    try:
+        for path in notebooks:
+            writer = result_store.StoreWriter(store_dir) if record else None
+            if writer is not None:
+                os.environ[result_store.RECORD_ENV] = str(writer.path)
+                os.environ[result_store.FRESH_ENV] = "0"
+                os.environ[result_store.NOTEBOOK_ENV] = path.stem
+            nb = nbformat.read(path, as_version=4)
+            for key in ("papermill",):
+                nb.metadata.pop(key, None)
+            for cell in nb.cells:
+                cell.metadata.pop("papermill", None)
+                cell.metadata.pop("execution", None)
+            client = nbclient.NotebookClient(nb, kernel_name=kernel,
+                                             resources={"metadata": {"path": str(folder)}},
+                                             timeout=3600, kernel_manager_class=_kernel_manager_class(),
+                                             store_widget_state=False)
+            try:
+                client.execute()
+            except BaseException:
+                if writer is not None:
+                    writer.discard()
+                raise
+            if writer is not None and (writer.staged() or writer.kept()):
+                writer.commit(replace_notebooks=[path.stem])
+            elif writer is not None:
+                writer.discard()
+            nb.metadata.pop("widgets", None)  # live widget state (image bytes) is not a reference output
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".ipynb.tmp", dir=folder)
+            os.close(fd)
+            nbformat.write(nb, tmp)
+            os.replace(tmp, path)
+            done.append(path)
+    finally:
+        for key, value in saved_env.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
     return done

@@ -241,9 +241,24 @@ def _module_of(file: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+_IMPORT_MEMO: dict[str, tuple[tuple[int, int], set[str]]] = {}
+
+
 def _imported(file: Path) -> set[str]:
     """dlsched modules that ``file`` imports (statically, anywhere in the file), with their parent
-    packages (importing ``a.b.c`` runs ``a/__init__`` and ``a/b/__init__``)."""
+    packages (importing ``a.b.c`` runs ``a/__init__`` and ``a/b/__init__``). Memoised per file
+    stat signature."""
+    st = file.stat()
+    sig = (st.st_mtime_ns, st.st_size)
+    memo = _IMPORT_MEMO.get(str(file))
+    if memo is not None and memo[0] == sig:
+        return memo[1]
+    out = _parse_imports(file)
+    _IMPORT_MEMO[str(file)] = (sig, out)
+    return out
+
+
+def _parse_imports(file: Path) -> set[str]:
     try:
         tree = ast.parse(file.read_bytes(), filename=str(file))
     except SyntaxError:
@@ -329,7 +344,22 @@ def _strip_docstrings(tree: ast.AST) -> ast.AST:
     return tree
 
 
+_CODE_MEMO: dict[str, tuple[tuple[int, int], bytes]] = {}
+
+
 def _code_of(path: Path) -> bytes:
+    """:func:`_read_code`, memoised per file stat signature (a notebook's sweeps of several
+    functions parse each shared file once)."""
+    st = path.stat()
+    sig = (st.st_mtime_ns, st.st_size)
+    memo = _CODE_MEMO.get(str(path))
+    if memo is None or memo[0] != sig:
+        memo = (sig, _read_code(path))
+        _CODE_MEMO[str(path)] = memo
+    return memo[1]
+
+
+def _read_code(path: Path) -> bytes:
     """The code of a source file for the fingerprint: a Python file's syntax tree without its
     docstrings (so comments, docstrings and layout do not stale the store), else its bytes with
     CRLF read as LF."""
@@ -877,6 +907,24 @@ def _fsync_dir(path: Path) -> None:
                 os.close(fd)
 
 
+@contextlib.contextmanager
+def _locked(path: Path):
+    """Hold an exclusive lock on ``.<store name>.lock`` next to the store (POSIX ``flock``), so
+    that two writers (a regeneration and a notebook refresh) commit one after the other and
+    neither loses the other's points. Elsewhere, no lock (one writer at a time)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    with open(path.parent / f".{path.name}.lock", "a+b") as f:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+
+
 class StoreWriter:
     """Stage new points for a store, then swap them in at once.
 
@@ -946,11 +994,15 @@ class StoreWriter:
         list of str
             The committed keys (new or replaced), sorted.
         """
+        self.store.path.parent.mkdir(parents=True, exist_ok=True)
+        with _locked(self.store.path):
+            return self._commit(replace_notebooks)
+
+    def _commit(self, replace_notebooks: Collection[str]) -> list[str]:
         staged = self.staged()
         kept = self.kept()
         store = self.store
         target = store.path
-        target.parent.mkdir(parents=True, exist_ok=True)
         replaced = set(replace_notebooks)
         old_entries, old_packs = store.entries(), store.packs()
         entries = {k: e for k, e in old_entries.items()

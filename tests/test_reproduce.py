@@ -540,3 +540,27 @@ def test_fresh_needs_paper_mode_and_full_is_an_alias(tmp_path):
     assert main(["--mode", "quick", "--fresh", "--notebooks-dir", str(nb_dir),
                  "--output-dir", str(tmp_path / "out"), "--no-progress"]) == 2  # fmt: skip
     assert not (tmp_path / "out").exists()
+
+
+def test_refresh_sources_records_what_it_computes(tmp_path, monkeypatch):
+    """``make refresh-notebooks``: the source notebook gets its outputs in place; the points it had
+    to compute are added to the store, so a second refresh computes nothing."""
+    from dlsched.reproduce import refresh_sources
+    from dlsched.store import ResultStore
+
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parent))
+    nb_dir = tmp_path / "notebooks"
+    store = tmp_path / "results"
+    write_notebook(nb_dir / "01_store.ipynb",
+                   f'mode = "paper"\nn_points = 3\ncache_dir = "cache"\nstore_dir = {str(store)!r}',
+                   STORE_NB)  # fmt: skip
+    (done,) = refresh_sources(nb_dir, store_dir=store)
+    assert done == nb_dir / "01_store.ipynb" and calls_printed(done) == (12, 3)
+    entries = ResultStore(store).entries()
+    assert len(entries) == 3 and {e["notebook"] for e in entries.values()} == {"01_store"}
+    import shutil
+
+    shutil.rmtree(nb_dir / "cache")
+    refresh_sources(nb_dir, store_dir=store)
+    assert calls_printed(done) == (12, 0) and ResultStore(store).entries() == entries
+    assert not [p for p in nb_dir.iterdir() if p.name.endswith(".tmp")]
