@@ -36,6 +36,8 @@ __all__ = [
     "fidelity_table",
     "load_scorecards",
     "save_scorecard",
+    "scorecard",
+    "scorecard_reading",
     "update_readme",
 ]
 
@@ -219,3 +221,64 @@ def update_readme(readme: str | os.PathLike[str] | None = None,
     finally:
         tmp.unlink(missing_ok=True)
     return True
+
+
+def scorecard(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Every judged claim of several paper-vs-ours tables, with our value.
+
+    Parameters
+    ----------
+    tables : Mapping[str, pandas.DataFrame]
+        Figure label (e.g. ``"Fig. 6"``) -> a table with columns ``quantity``, ``paper``, ``ours``
+        and ``match`` (a wing's ``figN_comparison`` output).
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`COLUMNS` for each row whose ``match`` is not ``"-"`` (rows judged ``-`` describe a
+        setting), figures in the order given; empty (with those columns) when nothing is judged.
+
+    Raises
+    ------
+    TypeError
+        If a table is not a DataFrame.
+    ValueError
+        If a table lacks a column, naming the figure.
+    """
+    rows = []
+    for label, t in tables.items():
+        if not isinstance(t, pd.DataFrame):
+            raise TypeError(f"scorecard: table of {label!r} must be a DataFrame, got {type(t).__name__}")
+        missing = [c for c in ("quantity", "paper", "ours", "match") if c not in t.columns]
+        if missing:
+            raise ValueError(f"scorecard: table of {label!r} lacks column(s) {missing}")
+        for q, p, o, m in t[["quantity", "paper", "ours", "match"]].itertuples(index=False):
+            if m != "-":
+                rows.append({"figure": str(label), "quantity": q, "paper": p, "ours": o, "match": m})
+    return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def scorecard_reading(card: pd.DataFrame) -> str:
+    """A scorecard in words: the verdict counts, then the claims not reproduced (figure and
+    quantity).
+
+    >>> card = pd.DataFrame({"figure": ["Fig. 3", "Fig. 4"], "quantity": ["a", "b"],
+    ...                      "match": ["yes", "no"]})
+    >>> scorecard_reading(card)
+    '2 judged claims: 1 yes, 0 partly, 1 no. Not reproduced: Fig. 4 b.'
+
+    Raises
+    ------
+    ValueError
+        If ``card`` lacks ``figure``, ``quantity`` or ``match``.
+    """
+    missing = [c for c in ("figure", "quantity", "match") if c not in card.columns]
+    if missing:
+        raise ValueError(f"scorecard_reading: card lacks column(s) {missing}")
+    counts = card["match"].value_counts()
+    out = f"{len(card)} judged claims: " + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS) + "."
+    no = card[card["match"] == "no"]
+    if len(no):
+        names = "; ".join(f"{f} {q}" for f, q in zip(no["figure"], no["quantity"], strict=True))
+        out += f" Not reproduced: {names}."
+    return out

@@ -41,6 +41,7 @@ import pandas as pd
 
 from dlsched.core.comparison import number as _num
 from dlsched.core.comparison import require_columns as _frame
+from dlsched.fidelity import scorecard, scorecard_reading  # noqa: F401 - re-exported: notebook 52 calls them here
 from dlsched.specon import experiments as sx
 
 __all__ = [
@@ -666,59 +667,6 @@ def testbed_reading(parts: Mapping[str, object]) -> str:
 
 
 # ------------------------------------------------------------------------------ scorecard
-
-
-def scorecard(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """Every judged claim of the ``*_comparison`` tables, with what we measured.
-
-    Parameters
-    ----------
-    tables : Mapping[str, pandas.DataFrame]
-        Label (``"Fig. 6"``) -> a comparison table (``quantity``, ``paper``, ``ours``, ``match``).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``figure``, ``quantity``, ``paper``, ``ours``, ``match`` for each row whose ``match`` is
-        not ``"-"``, in the order given (the rows of
-        :func:`dlsched.core.comparison.scorecard`, plus ``ours``).
-    """
-    rows = []
-    for label, t in tables.items():
-        _frame(t, ["quantity", "paper", "ours", "match"], "scorecard")
-        for q, p, o, m in t[["quantity", "paper", "ours", "match"]].itertuples(index=False):
-            if m != "-":
-                rows.append({"figure": str(label), "quantity": q, "paper": p, "ours": o, "match": m})
-    return pd.DataFrame(rows, columns=["figure", "quantity", "paper", "ours", "match"])
-
-
-def scorecard_reading(card: pd.DataFrame) -> str:
-    """The scorecard in two sentences: verdict counts and the claims not reproduced.
-
-    Parameters
-    ----------
-    card : pandas.DataFrame
-        :func:`scorecard` output.
-
-    Returns
-    -------
-    str
-    """
-    _frame(card, ["figure", "quantity", "match"], "scorecard_reading")
-    counts = card["match"].value_counts()
-    out = (
-        f"{len(card)} judged claims: "
-        + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in ("yes", "partly", "no"))
-        + "."
-    )
-    no = card[card["match"] == "no"]
-    if len(no):
-        out += (
-            " Not reproduced: "
-            + "; ".join(f"{f} {q}" for f, q in zip(no["figure"], no["quantity"], strict=True))
-            + "."
-        )
-    return out
 
 
 def summary_reading(
