@@ -40,13 +40,16 @@
 # Figures: `fig_pdors_31_rounding_scale`, `fig_pdors_31_competitive_ratio`,
 # `fig_pdors_31_quantisation`.
 #
-# *Runtime* (2 cores, serial): quick mode about 20 s from an empty cache; full mode about 3
-# minutes (40-200 seeds per check and 200 offline MILPs in section 9, cached in `cache_dir`).
+# **Modes.** By default (`mode = "paper"`) every check runs on many seeds and reads its tables
+# from the results store `data/results` (blocks of `seed_block` seeds per stored point, computed
+# by `dlsched reproduce --mode paper --only 31 --fresh` and checked by `dlsched audit`); the
+# numbers of instances are printed below. `mode = "quick"` is a smoke run on a few seeds,
+# computed on the spot. Every sentence with a number measured here is printed by code.
 
 # %% tags=["parameters"]
-mode = "quick"  # "quick" (small smoke run) or "paper" (the papers' sizes)
+mode = "paper"  # "paper" (the papers' sizes, read from the results store data/results) or "quick" (small smoke run)
 seed = 0
-figures_dir = "../build/figures"  # paper mode: ../figures (make reproduce-full)
+figures_dir = "../figures"
 cache_dir = "../build/cache"
 store_dir = "../data/results"  # paper-scale results store (dlsched audit checks it)
 scheduler = "serial"
@@ -62,7 +65,9 @@ n_quant_seeds_quick = 3
 n_quant_seeds_full = 10
 draws_quick = 2000
 draws_full = 20000
+seed_block = 10
 delta = 0.1
+z_max = 5.0
 dp_levels = 6
 milp_time_limit = 20.0
 synthetic_sizes = {"n_jobs": 6, "n_servers": 3, "horizon": 6, "arrival_span": 3}
@@ -76,8 +81,7 @@ default_levels = 100
 
 # %%
 from dlsched import experiments, plotting
-from dlsched.core.simulator import policy_rng
-from dlsched.pdors import checks
+from dlsched.pdors import checks, findings, paper
 
 full = mode != "quick"  # "paper" (or its older name "full")
 store = store_dir if full else None
@@ -88,7 +92,11 @@ ratio_seeds = list(range(seed, seed + (n_ratio_seeds_full if full else n_ratio_s
 quant_seeds = list(range(seed, seed + (n_quant_seeds_full if full else n_quant_seeds_quick)))
 draws = draws_full if full else draws_quick
 families = {"synthetic": synthetic_sizes, "pdors": pdors_sizes}
+run = {"cache_dir": cache_dir, "scheduler": scheduler, "store": store}
 plotting.set_style()
+print(f"mode {mode}: {len(seeds)} instances per family for sections 1 and 7-8, {len(probe_seeds)} for 2-3, "
+      f"{len(slot_seeds)} single-slot instances with {draws} roundings each for 4-6, {len(ratio_seeds)} offline "
+      f"MILPs per family for 9, {len(quant_seeds)} instances per family for 10")
 
 # %% [markdown]
 # ## Two families of random instances
@@ -122,10 +130,11 @@ for claim in checks.fold(prices).values():
 # NBVAL_CHECK_OUTPUT
 spread = prices.groupby("family")[["max_ln_U_over_L", "mu"]].agg(["min", "max"])
 print(spread.round(2))
+print(findings.alpha_reading(prices))
 
 # %% [markdown]
-# $\ln(U^r/L)$, which is $\alpha$ of the reconstructed competitive ratio, is 10-20: $L$ divides the
-# smallest end-of-horizon utility by a whole job's external worker-slots and by $2\mu$.
+# $\ln(U^r/L)$ is large because $L$ divides the smallest end-of-horizon utility by a whole job's
+# external worker-slots and by $2\mu$.
 #
 # ## 2-3. Algorithms 2-4 against brute force on loaded states
 #
@@ -145,8 +154,9 @@ print(spread.round(2))
 #   pruning changes nothing.
 
 # %%
-probes = checks.combine(*[checks.probe_sample(probe_seeds, family=f, dp_levels=dp_levels, **s)
-                           for f, s in families.items()])
+grid = [p for f, s in families.items()
+        for p in paper.block_grid({"family": f, "sizes": s, "dp_levels": dp_levels}, probe_seeds, seed_block)]
+probes = experiments.sweep(paper.probe_block, grid, **run)
 for claim in checks.fold(probes).values():
     print(claim.summary())
     assert claim.holds, claim.summary()
@@ -175,21 +185,23 @@ print(f"{len(dp_rows)} probes: {int(int_rows['cases'].sum())} (slot, v) cases of
 #   mean is within 5 standard errors of the input;
 # * `g_delta_coverage` (property 6): with $G_\delta$ of **(31R), our reconstruction** from a Chernoff
 #   bound (the paper's (31)/(32) are not in our copy), the share of samples violating (26) is at
-#   most $\delta$ (plus 4 binomial standard errors) at every level, and the mean cost is
-#   $G_\delta LP^*$.
+#   most $\delta$ at every level and the mean cost is $G_\delta LP^*$, each up to a Monte Carlo
+#   tolerance in standard errors: 4 in the per-instance rows of the first cell below, `z_max` in
+#   the pooled check of the second (for (31R), (32R) and plain rounding), which runs two tests
+#   per level of every instance and so widens the tolerance against failures by chance alone.
 
 # %%
-slots = checks.slot_sample(slot_seeds, draws=draws, delta=delta, rng_seed=seed)
+slot_base = {"draws": draws, "delta": delta, "rng_seed": seed}
+slots = experiments.sweep(paper.slot_block, paper.block_grid(slot_base, slot_seeds, seed_block), **run)
 for claim in checks.fold(slots).values():
     print(claim.summary())
     assert claim.holds, claim.summary()
 
 # %%
-cases = [checks.slot_instance(s) for s in slot_seeds]
-cover31 = checks.g_delta_coverage(cases, policy_rng(seed), delta=delta, draws=draws)
-cover32 = checks.g_delta_coverage(cases, policy_rng(seed), delta=delta, draws=draws, variant="32R")
-plain = checks.g_delta_coverage(cases, policy_rng(seed), delta=delta, draws=draws, scale=1.0)
-assert cover31.holds and cover32.holds and not plain.holds
+cover = {v: paper.coverage_claim(experiments.sweep(paper.coverage_block, paper.block_grid(
+    {**slot_base, "variant": v, "z_max": z_max}, slot_seeds, seed_block), **run), variant=v, z_max=z_max)
+    for v in paper.COVERAGE_VARIANTS}
+assert cover["31R"].holds and cover["32R"].holds and not cover["plain"].holds
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -197,21 +209,22 @@ bounds = slots[slots["claim"].str.contains("LP\\*")]
 print(f"property 4: {int(bounds['ip_feasible'].sum())} integer optima, {int(bounds['feasible_scaled'].sum())} "
       f"feasible samples scaled by G_delta and {int(bounds['feasible_unscaled'].sum())} unscaled, "
       f"largest LP*/IP* {bounds['max_lp_over_ip'].max():.3f}")
-for name, c in (("31R", cover31), ("32R", cover32), ("scale 1", plain)):
+for name, c in cover.items():
     d = c.details
     print(f"{name:8s} mean G {d['mean_G']:.2f}  mean cost/LP* {d['mean_cost_over_lp']:.2f}  "
           f"Pr[(26) violated] pooled {d['pooled_violation_rate']:.3f} max {d['max_violation_rate']:.3f}  "
           f"all constraints hold {d['pooled_feasible_rate']:.3f}")
+print(findings.coverage_reading(cover, delta=delta))
 
 # %% [markdown]
-# (31R) holds with a wide margin: not one of the samples misses (26), where $\delta = 0.1$ would
-# allow one in ten. The Chernoff bound behind (31R) is loose for these small $D_w$ (a few to a
-# few dozen workers), and its price is a mean cost of $G_\delta$ times $LP^*$ and samples that
-# break the packing constraints (24)-(25) much more often than plain rounding. How the two move
-# between plain rounding (fraction 0) and $G_\delta$ (fraction 1):
+# The Chernoff bound behind (31R) is loose for the small $D_w$ of these instances (a few to a few
+# dozen workers): compare its violation rate with $\delta$ above. Its price is a mean cost of
+# $G_\delta$ times $LP^*$ and samples that break the packing constraints (24)-(25) more often than
+# plain rounding. How the two move between plain rounding (fraction 0) and $G_\delta$ (fraction 1):
 
 # %%
-scale = checks.coverage_by_scale(cases, policy_rng(seed), delta=delta, draws=max(500, draws // 4))
+scale_base = {"draws": max(500, draws // 4), "delta": delta, "rng_seed": seed}
+scale = experiments.sweep(paper.scale_block, paper.block_grid(scale_base, slot_seeds, seed_block), **run)
 long = scale.melt(id_vars=["fraction"], value_vars=["violation_rate", "feasible_rate"], var_name="share")
 long["share"] = long["share"].map({"violation_rate": "(26) violated", "feasible_rate": "(24)-(26') all hold"})
 fig, axes = plotting.subplots(1, 2, figsize=(12, 4.2))
@@ -225,13 +238,16 @@ ax.set(yscale="log", xlabel=r"$D_w$ (RHS of (26), workers)", ylabel=r"$G_\delta$
        title=r"$G_\delta$ is large for small demands")
 paths = plotting.savefig(fig, "fig_pdors_31_rounding_scale", figures_dir)
 
+# %%
+# NBVAL_CHECK_OUTPUT
+print(findings.scale_reading(scale, delta=delta))
+
 # %% [markdown]
-# A tenth of the way from 1 to $G_\delta$ already brings the mean violation rate below $\delta$,
-# and there the share of samples that satisfy every constraint is highest; beyond it scaling only
-# costs: at $G_\delta$ itself the mean cost is $G_\delta LP^*$ and few samples survive (24)-(25), so
-# Algorithm 4's step 11 often finds no feasible sample and the external branch is lost for that
-# level (section 9 counts these). This is a property of our reconstruction (31R), not a finding
-# about the paper's (unknown) $G_\delta$.
+# Past the fraction where the violation rate drops below $\delta$, scaling further only costs: at
+# $G_\delta$ itself the mean cost is $G_\delta LP^*$ and fewer samples survive (24)-(25), so
+# Algorithm 4's step 11 can find no feasible sample and the external branch is lost for that
+# level (section 9 counts these, `lost_levels`). This is a property of our reconstruction (31R),
+# not a finding about the paper's (unknown) $G_\delta$.
 #
 # ## 7-8. Whole runs: feasibility, weak duality, bookkeeping
 #
@@ -251,7 +267,8 @@ paths = plotting.savefig(fig, "fig_pdors_31_rounding_scale", figures_dir)
 #   competitive ratio needs, primal increment $\ge$ dual increment $/\alpha$.
 
 # %%
-runs = checks.combine(*[checks.run_sample(seeds, family=f, **s) for f, s in families.items()])
+grid = [p for f, s in families.items() for p in paper.block_grid({"family": f, "sizes": s}, seeds, seed_block)]
+runs = experiments.sweep(paper.run_block, grid, **run)
 run_claims = checks.fold(runs)
 for name, claim in run_claims.items():
     print(claim.summary())
@@ -264,13 +281,14 @@ lemma = runs[runs["claim"].str.contains("Lemma-1")]
 table = lemma.groupby("family").agg(admissions=("admissions", "sum"), violations=("violations", "sum"),
                                     max_dual_over_primal=("max_dual_over_primal", "max"), min_alpha=("alpha", "min"))
 print(table.astype({"admissions": int, "violations": int}).round(2))
+print(findings.lemma_reading(runs))
 
 # %% [markdown]
-# The Lemma-1 analogue fails on some admissions: one admission can take a large share of a
-# machine (whole workers of 1-4 GPUs on 4-8 GPU machines), and the price then jumps by
-# $e^{\alpha x}$ with $x$ the share, far from the differential relationship $w\ll C$ that the
-# OASiS-style proof assumes. So the $2\alpha\rho$ bound of section 9 is **not** guaranteed on these
-# instances even under our reconstruction.
+# Where the Lemma-1 analogue fails, one admission took a large share of a machine (whole workers
+# of 1-4 GPUs on machines of a few GPUs), and the price then jumps by $e^{\alpha x}$ with $x$ the
+# share, far from the differential relationship $w\ll C$ that the OASiS-style proof assumes. So
+# wherever it fails, the $2\alpha\rho$ bound of section 9 is **not** guaranteed on these instances
+# even under our reconstruction.
 #
 # ## 9. Offline optimum / PD-ORS, and the reconstructed bound $2\alpha\rho$
 #
@@ -298,6 +316,7 @@ assert ratio_ok.holds, ratio_ok.summary()
 # NBVAL_CHECK_OUTPUT
 print("paper: competitive ratio not recovered (no published number); ours, OPT/ALG per family:")
 print(checks.ratio_summary(ratios).T.to_string(float_format=lambda v: f"{v:.3g}"))
+print(findings.ratio_reading(ratios))
 
 # %%
 plot = checks.ratio_ranks(ratios)
@@ -312,30 +331,26 @@ axes[0].legend(loc="upper left", fontsize=8)
 paths = plotting.savefig(fig, "fig_pdors_31_competitive_ratio", figures_dir)
 
 # %% [markdown]
-# **What the numbers say** (quick mode).
+# **How to read the numbers above** (printed per family from this run).
 #
-# * OPT $\ge$ ALG on every instance, and every run is feasible: PD-ORS's schedules are schedules of
-#   DMLRS. On the synthetic instances OPT/ALG is between 1 and 2.5, far below $2\alpha\rho\approx20$.
-# * On the **pdors** instances PD-ORS is much weaker (median OPT/ALG about 2.5, up to about 10), and
-#   on two of them (seeds 4 and 9) it admits nothing while the optimum earns utility, so there the
-#   ratio is infinite and above $2\alpha\rho$. The cause is the internal branch's integer reading
-#   $s=\lceil D/\gamma_i\rceil$, $w=\gamma_is$ (spec [N], "integer rounding is ours"; the paper's
-#   step 3 has a fractional $s = D/\gamma_i$, i.e. $w = D$). With $\gamma_i$ up to 10 it deploys up
-#   to $\gamma_i - 1$ workers more than needed: job 0 of seed 4 has $\gamma_i = 8$ and workers of 4
-#   GPUs, so the internal branch asks for 8 workers (32 GPUs) on one machine of 4 or 8 GPUs, while
-#   the optimum co-locates 2 workers and 1 PS ($w/s = 2 \le \gamma_i$); the external branch, at
-#   $b^{(e)}$ and scaled by $G_\delta$, cannot finish it in time either. The third family ("pdors,
-#   w = D") runs the same instances with our alternative reading `workers="demand"`, $w = D$,
-#   $s=\lceil D/\gamma_i\rceil$: PD-ORS then comes within 2 % of OPT on all 12 (median ratio
-#   1.00, max 1.02, none infinite), and on 6 its realized utility exceeds OPT through the faster
-#   realized rate below. So
-#   the bound fails for a reason outside the proof's assumptions: with this rounding Algorithm 4
-#   is not a $\rho$-approximation of (16) for any finite $\rho$. The synthetic jobs have
-#   $\gamma_i = 1$, where the two readings agree.
-# * $\rho$ is 1 on the synthetic instances and up to about 10 on the pdors ones (the rounding of
-#   workers up to multiples of $\gamma_i$, and $G_\delta$); "lost levels" (an LP-feasible level whose
-#   rounded samples were all infeasible, `lost_levels`) are common, the packing cost of $G_\delta$
-#   seen in section 6.
+# * OPT $\ge$ ALG on every instance, and every run is feasible (asserted): PD-ORS's schedules are
+#   schedules of DMLRS. Compare each family's ratios with its $2\alpha\rho$.
+# * Where PD-ORS admits nothing while the optimum earns utility, the ratio is infinite and above
+#   $2\alpha\rho$. The cause is the internal branch's integer reading $s=\lceil D/\gamma_i\rceil$,
+#   $w=\gamma_is$ (spec [N], "integer rounding is ours"; the paper's step 3 has a fractional
+#   $s = D/\gamma_i$, i.e. $w = D$). With $\gamma_i$ up to 10 it deploys up to $\gamma_i - 1$
+#   workers more than needed: a job with, say, $\gamma_i = 8$ and workers of 4 GPUs asks for 8
+#   workers (32 GPUs) on one machine, more than its instance's machines hold, while the optimum
+#   can co-locate 2 workers and 1 PS ($w/s = 2 \le \gamma_i$); the external branch, at $b^{(e)}$ and
+#   scaled by $G_\delta$, may not finish it in time either. The third family ("pdors, w = D") runs
+#   the same instances with our alternative reading `workers="demand"`, $w = D$,
+#   $s=\lceil D/\gamma_i\rceil$: if it has no infinite ratio and comes close to OPT, the bound
+#   fails for a reason outside the proof's assumptions: with the spec's rounding Algorithm 4 is not
+#   a $\rho$-approximation of (16) for any finite $\rho$. The synthetic jobs have $\gamma_i = 1$,
+#   where the two readings agree.
+# * $\rho$ grows with the rounding of workers up to multiples of $\gamma_i$ and with $G_\delta$;
+#   "lost levels" (an LP-feasible level whose rounded samples were all infeasible, `lost_levels`)
+#   are the packing cost of $G_\delta$ seen in section 6.
 # * `realized_above_opt` counts runs whose *realized* utility exceeds OPT: the simulator's model
 #   trains at the actual $w/s$, so a slot with more PS than $\sum w/\gamma_i$ runs faster than
 #   planned, which the MILP (like the paper's (3)) does not credit. That is why ALG is the planned
@@ -374,14 +389,15 @@ ax.set(xscale="log", xlabel="DP units per job (levels)", ylabel=f"total / total 
        title=f"PD-ORS with quantised DP (21), {len(quant_seeds)} instances per family")
 paths = plotting.savefig(fig, "fig_pdors_31_quantisation", figures_dir)
 
+# %%
+# NBVAL_CHECK_OUTPUT
+print(findings.quantisation_reading(relative, default=default_levels))
+
 # %% [markdown]
-# On the pdors instances utility and payoff stop changing from `levels` = 50-100 on: the default
-# gives the finest result. On the synthetic instances the curve has no trend beyond `levels` = 25:
-# it moves by several percent between neighbouring values (the default is the printed gap away
-# from the finest), because a different unit changes the cost of one admission, hence the prices,
-# hence which later jobs fit. The coarsest unit (10) loses most on the pdors instances. The quantisation
-# is our reading, not the paper's (which enumerates single samples); `levels` is a parameter of
-# the policy.
+# A family whose totals never settle moves between neighbouring values of `levels` because a
+# different unit changes the cost of one admission, hence the prices, hence which later jobs
+# fit. The quantisation is our reading, not the paper's (which enumerates single samples);
+# `levels` is a parameter of the policy.
 #
 # ## Wall time (machine-dependent)
 
