@@ -41,6 +41,7 @@ import pandas as pd
 from dlsched.core.claims import Claim
 from dlsched.core.comparison import number as _num
 from dlsched.core.comparison import require_columns as _frame
+from dlsched.fidelity import scorecard  # noqa: F401 - re-exported: notebook 32 calls it here
 from dlsched.pdors import experiments as px
 
 __all__ = [
@@ -1005,30 +1006,6 @@ def fig10_reading(per_run: pd.DataFrame, pooled: pd.DataFrame, *, min_finished: 
         + "."
     )
     return "\n".join(lines)
-
-
-def scorecard(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """Every judged claim of the ``figN_comparison`` tables, with what we measured.
-
-    Parameters
-    ----------
-    tables : Mapping[str, pandas.DataFrame]
-        Label (``"Fig. 6"``) -> a ``figN_comparison`` table (``quantity``, ``paper``, ``ours``,
-        ``match``).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``figure``, ``quantity``, ``paper``, ``ours``, ``match`` for each row whose ``match`` is not
-        ``"-"``, in the order given.
-    """
-    rows = []
-    for label, t in tables.items():
-        _frame(t, ["quantity", "paper", "ours", "match"], "scorecard")
-        for q, p, o, m in t[["quantity", "paper", "ours", "match"]].itertuples(index=False):
-            if m != "-":
-                rows.append({"figure": str(label), "quantity": q, "paper": p, "ours": o, "match": m})
-    return pd.DataFrame(rows, columns=["figure", "quantity", "paper", "ours", "match"])
 
 
 def summary_reading(card: pd.DataFrame) -> str:
