@@ -36,13 +36,16 @@
 #
 # Figures: `fig_aonline_41_prices`, `fig_aonline_41_performance_ratio`.
 #
-# *Runtime* (2 cores, serial): quick mode about 15 s from an empty cache; full mode about 3 minutes
-# (40-200 seeds per check, 2 x 40 offline MILPs of 6 jobs in section 8, cached in `cache_dir`).
+# *Modes.* **Paper mode** (the default): `n_seeds_full`, `n_window_seeds_full` and
+# `n_round_seeds_full` seeds per check and `n_ratio_seeds_full` MILP instances of
+# `ratio_jobs_full` jobs in section 8; every block of `check_block` seeds of a check is one point of
+# the results store `data/results`, read from there (a missing point is computed). **Quick mode**
+# (`--mode quick`): the `*_quick` counts, a smoke test.
 
 # %% tags=["parameters"]
-mode = "quick"  # "quick" (small smoke run) or "paper" (the papers' sizes)
+mode = "paper"  # "paper" (the papers' sizes, read from the results store data/results) or "quick" (small smoke run)
 seed = 0
-figures_dir = "../build/figures"  # paper mode: ../figures (make reproduce-full)
+figures_dir = "../figures"
 cache_dir = "../build/cache"
 store_dir = "../data/results"  # paper-scale results store (dlsched audit checks it)
 scheduler = "serial"
@@ -56,6 +59,7 @@ n_ratio_seeds_quick = 8
 n_ratio_seeds_full = 40
 ratio_jobs_quick = 5
 ratio_jobs_full = 6
+check_block = 20
 price_caps = [1.0, 0.0001]
 run_sizes = {"tiny": {"n_edge": 4, "max_chunks": 4, "n_jobs": 6}, "aonline": {"n_edge": 6, "n_jobs": 8}}
 milp_time_limit = 20.0
@@ -65,7 +69,7 @@ paper_U = 9
 
 # %%
 from dlsched import experiments, plotting
-from dlsched.aonline import checks
+from dlsched.aonline import checks, findings, paper
 
 full = mode != "quick"  # "paper" (or its older name "full")
 store = store_dir if full else None
@@ -74,6 +78,7 @@ window_seeds = list(range(seed, seed + (n_window_seeds_full if full else n_windo
 round_seeds = list(range(seed, seed + (n_round_seeds_full if full else n_round_seeds_quick)))
 ratio_seeds = list(range(seed, seed + (n_ratio_seeds_full if full else n_ratio_seeds_quick)))
 ratio_sizes = {"n_jobs": ratio_jobs_full if full else ratio_jobs_quick}
+run = dict(cache_dir=cache_dir, scheduler=scheduler, store=store)
 plotting.set_style()
 
 # %% [markdown]
@@ -103,8 +108,9 @@ plotting.set_style()
 # $\mu$. The prices are the ones `AOnline.from_workload` uses on each instance ($F_1=F_2=1$).
 
 # %%
-prices = checks.combine(*[checks.price_sample(seeds, family=f, readings=("corrected", "literal"))
-                          for f in checks.FAMILIES])
+grid = [p for f in checks.FAMILIES
+        for p in paper.sample_grid("price", seeds, check_block, family=f, readings=["corrected", "literal"])]
+prices = experiments.sweep(paper.check_sample, grid, **run)
 corrected = prices[prices["reading"] == "corrected"]
 literal = prices[prices["reading"] == "literal"]
 for claim in checks.fold(corrected).values():
@@ -116,10 +122,10 @@ assert not literal["holds"].any()
 # NBVAL_CHECK_OUTPUT
 print(prices.groupby(["family", "reading"])[["theta1", "min_price", "max_abs_price_at_0", "convex"]]
       .agg({"theta1": "max", "min_price": "min", "max_abs_price_at_0": "max", "convex": "all"}).round(3))
-paper = checks.price_function(paper_T, paper_S, paper_U, paper_U)
-assert paper.holds, paper.summary()
+at_paper = checks.price_function(paper_T, paper_S, paper_U, paper_U)
+assert at_paper.holds, at_paper.summary()
 print(f"paper scale (T={paper_T}, S={paper_S}, U=V={paper_U}, F=1): theta_1 - 1 = 2TSUF_1 = "
-      f"{paper.details['theta1'] - 1:.4g}")
+      f"{at_paper.details['theta1'] - 1:.4g}")
 
 # %% [markdown]
 # The literal reading fails the same check on every instance: it is linear (not convex), and an
@@ -143,10 +149,9 @@ print(f"paper scale (T={paper_T}, S={paper_S}, U=V={paper_U}, F=1): theta_1 - 1 
 # priced both ways).
 
 # %%
-duals = checks.combine(
-    checks.dual_sample(window_seeds[:10] if not full else window_seeds),
-    *[checks.round_dual_sample(seeds, family=f) for f in checks.FAMILIES],
-)
+grid = paper.sample_grid("dual", window_seeds if full else window_seeds[:10], check_block)
+grid += [p for f in checks.FAMILIES for p in paper.sample_grid("round_dual", seeds, check_block, family=f)]
+duals = experiments.sweep(paper.check_sample, grid, **run)
 duals["batch"] = duals["family"].fillna("window")
 for reading, part in duals.groupby("reading"):
     print(f"{reading}: the dual claim holds in {int(part['holds'].sum())} of {len(part)} batches")
@@ -169,19 +174,23 @@ print(f"literal: (5b) fails in {int((lit['min_price'] < 0).sum())} of {len(lit)}
 
 # %% [markdown]
 # **The cleanest measurable statement.** Under the literal reading (5b) fails in every batch that
-# leaves some (server, type, slot) unused, since an unused one has price $-1$: here all of them
-# (in full mode all but 2 of 533). At the end of a round between about half and three quarters of
-# the slots are unused (`negative_share`). Two consequences are measured above.
+# leaves some (server, type, slot) unused, since an unused one has price $-1$; how many batches
+# do, and what share of the slots is unused at the end of a round (`negative_share`), is printed
+# below. Two consequences are measured above.
 # First, a job's payoff at admission exceeds its weight ($\eta_j - w_j$ up to the printed
 # maximum): a schedule on idle servers has a *negative* cost, so the reading of (9) as a cost no
 # longer holds. Second, the dual objective is no longer an upper bound: $D<LP^*$ in the printed
-# number of batches. Most are rounds where nothing fits ($LP^*=0$ while
-# $D=-\sum W\cdot\text{window}<0$); the others are long windows with few jobs, where the
-# $-1$s of the idle slots outweigh the priced ones.
-# Under the corrected reading every batch satisfies (5b) and weak duality. The bound it gives is
-# very loose (median $D/IP^*$ in the hundreds): after one admission the price $\theta^{f/W}-1$
-# of that slot is far above the job weight 1, so the $\sum\lambda W$ term dominates. No
-# competitive ratio can be read off these duals, and the paper claims none.
+# number of batches. They are of two kinds (counted above): rounds where nothing fits ($LP^*=0$
+# while $D=-\sum W\cdot\text{window}<0$), and long windows with few jobs, where the $-1$s of
+# the idle slots outweigh the priced ones.
+# Under the corrected reading every batch satisfies (5b) and weak duality (asserted above). The
+# bound it gives is loose (median $D/IP^*$ printed below): after one admission the price
+# $\theta^{f/W}-1$ of that slot is far above the job weight 1, so the $\sum\lambda W$ term
+# dominates. No competitive ratio can be read off these duals, and the paper claims none.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(findings.duals_reading(duals))
 
 # %%
 curves = checks.price_curves(32, 3, 1)
@@ -216,7 +225,8 @@ paths = plotting.savefig(fig, "fig_aonline_41_prices", figures_dir)
 #   cheapest is reported.
 
 # %%
-windows = checks.combine(checks.admission_sample(window_seeds), checks.window_sample(window_seeds))
+grid = paper.sample_grid("admission", window_seeds, check_block) + paper.sample_grid("window", window_seeds, check_block)
+windows = experiments.sweep(paper.check_sample, grid, **run)
 for claim in checks.fold(windows).values():
     print(claim.summary())
     assert claim.holds, claim.summary()
@@ -227,7 +237,7 @@ for claim in checks.fold(windows).values():
 # off full slots:
 
 # %%
-cheap = checks.window_sample(window_seeds, F=0.25 / (2 * 16 * 4))
+cheap = experiments.sweep(paper.check_sample, paper.sample_grid("window", window_seeds, check_block, F=0.25 / (2 * 16 * 4)), **run)
 cheap_full = cheap[cheap["claim"].str.contains("property 3")]
 assert cheap_full["holds"].all()
 
@@ -248,23 +258,31 @@ print(counts.astype(int).to_string())
 print(f"first-slot COST_C: largest excess over the cheapest server {cc['max_excess'].max():.2f} (price)")
 
 # %% [markdown]
-# COST_C equals exhaustive search in both readings. The printed first-slot sort picks a costlier
-# server than the cheapest in a few of the feasible cases above (random windows, whose usage may
-# rise later in the window). Inside real A_online rounds, where every job starts at $\tau_i$ and
+# COST_C equals exhaustive search in both readings (asserted). The printed first-slot sort can pick
+# a costlier server than the cheapest (the `suboptimal` cases counted above): in random windows
+# usage may rise later in the window. Inside real A_online rounds, where every job starts at $\tau_i$ and
 # usage only falls over the window, it can still happen (a server busy now but free soon against
 # one moderately busy throughout); how often, probing every job of every round against the state
 # A_maxsche had when it reached the job (the larger run instances of sections 6-7):
 
 # %%
-rounds_cc = checks.combine(*[checks.round_cost_c_sample(round_seeds, family=f, **run_sizes[f])
-                            for f in checks.FAMILIES])
+grid = [p for f in checks.FAMILIES
+        for p in paper.sample_grid("round_cost_c", round_seeds, check_block, family=f, **run_sizes[f])]
+rounds_cc = experiments.sweep(paper.check_sample, grid, **run)
 for claim in checks.fold(rounds_cc).values():
     print(claim.summary())
     assert claim.holds, claim.summary()
 
 # %% [markdown]
-# Rare, but it happens (the `suboptimal` count of the first-slot line above). The policy keeps the
-# printed rule by default (`order="first_slot"`); `order="total"` is the exact variant.
+# How often, in random windows and inside real rounds:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(findings.cost_c_reading(cc, rounds_cc))
+
+# %% [markdown]
+# The policy keeps the printed rule by default (`order="first_slot"`); `order="total"` is the
+# exact variant.
 #
 # ## 6-7. Whole runs: feasibility and the geometric rounds (properties 5-6)
 #
@@ -282,7 +300,8 @@ for claim in checks.fold(rounds_cc).values():
 #   $a_j<\tau_i$ not yet admitted, in arrival order; admitted $\subseteq J_i$; rounds never overlap.
 
 # %%
-runs = checks.combine(*[checks.run_sample(seeds, family=f, **run_sizes[f]) for f in checks.FAMILIES])
+grid = [p for f in checks.FAMILIES for p in paper.sample_grid("run", seeds, check_block, family=f, **run_sizes[f])]
+runs = experiments.sweep(paper.check_sample, grid, **run)
 for claim in checks.fold(runs).values():
     print(claim.summary())
     assert claim.holds, claim.summary()
@@ -310,7 +329,7 @@ print(table.astype(int).to_string())
 # %%
 grid = experiments.param_grid({"sizes": ratio_sizes, "time_limit": milp_time_limit, "F": price_caps},
                               family=list(checks.FAMILIES), seed=ratio_seeds)
-ratios = experiments.sweep(checks.ratio_run, grid, cache_dir=cache_dir, scheduler=scheduler, store=store)
+ratios = experiments.sweep(checks.ratio_run, grid, **run)
 ratio_ok = checks.ratio_claim(ratios)
 print(ratio_ok.summary())
 assert ratio_ok.holds, ratio_ok.summary()
@@ -341,27 +360,29 @@ for ax, (fam, part) in zip(axes, plot.groupby("family", sort=False), strict=True
 paths = plotting.savefig(fig, "fig_aonline_41_performance_ratio", figures_dir)
 
 # %% [markdown]
-# **What the numbers say** (quick mode).
+# **What the numbers say** (printed below from this run).
 #
-# * ALG $\ge$ OPT on every instance, every MILP is proved optimal, and every run is feasible:
-#   property 7 holds.
-# * The ratio is **not** close to 1 here. With $F = 1$ the median is 2.8 (tiny) and 3.8 (aonline),
-#   the largest 6.7. The paper's Fig. 14 says "close to 1" but prints no number, and its instances
+# * ALG $\ge$ OPT on every instance and every run is feasible (asserted above): property 7 holds.
+#   How many MILPs were proved optimal is in the table.
+# * The paper's Fig. 14 says the ratio is "close to 1" but prints no number, and its instances
 #   (200 edge servers, jobs of many slots) are not ours, so we cannot put the two side by side.
-#   Two causes, both measured:
+#   Two causes push our ratio up, and both are measured:
 #   * **the geometric rounds.** A job waits for the first time point after its data arrive
 #     ($a_j+\Delta_{js}<\tau_i$) and must fit a window of length $\tau_i$. `framework_bound`,
-#     which ignores all capacities, is already a median 1.5 (tiny) and 2.3 (aonline) times OPT
-#     (grey marks; where only one dot shows, both price caps gave the same schedule). No price or
-#     placement rule can recover that part;
-#   * **prices with $F = 1$.** With $\theta = 2TSUF + 1$ (193 on tiny), one more worker on a partly
-#     used server costs more than the job weight, so a round admits about one job per server and
-#     the others wait a whole window, which doubles each round. With $F = 10^{-4}$ jobs can share
-#     servers: the median falls to 2.3 (tiny) and 3.1 (aonline), and the largest tiny ratio falls
-#     from 6.7 to 3.1. What is left above the grey marks comes from capacity, which the bound
-#     ignores.
+#     which ignores all capacities, already lies above 1 (grey marks; where only one dot shows,
+#     both price caps gave the same schedule). No price or placement rule can recover that part;
+#   * **prices with $F = 1$.** With $\theta = 2TSUF + 1$ large, one more worker on a partly used
+#     server costs more than the job weight, so a round admits about one job per server and the
+#     others wait a whole window, which doubles each round. With $F = 10^{-4}$ jobs can share
+#     servers, and the ratio falls (the two price caps side by side below). What is left above the
+#     grey marks comes from capacity, which the bound ignores.
 # * Notebook 42 reproduces Fig. 14 itself (the ratio as $J$ and $S$ grow).
-#
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(findings.ratio_reading(ratios))
+
+# %% [markdown]
 # ## Wall time (machine-dependent)
 
 # %%
