@@ -413,7 +413,7 @@ print("admitted later than the window and the cloud's delay require:", table.loc
 assert (table["tau"] >= table["tau_lb"]).all()
 
 # %%
-ax = paper.gantt(jobs, label_workers=run_jobs <= gantt_label_max)
+ax = explain.gantt(jobs, label_workers=run_jobs <= gantt_label_max)
 ax.set_title(f"A_online, {run_edge} edge servers + cloud, {run_jobs} jobs" + (" (numbers: workers $D_u$)" if run_jobs <= gantt_label_max else ""))
 paths = plotting.savefig(ax.figure, "fig_aonline_40_schedule", figures_dir)
 

@@ -8,7 +8,7 @@ import pytest
 
 from dlsched import experiments
 from dlsched import store as st
-from dlsched.aonline import checks, paper
+from dlsched.aonline import checks, explain, paper
 
 matplotlib.use("Agg")
 
@@ -128,10 +128,10 @@ def test_speed_loss_grows_with_the_parameter_size():
 
 
 def test_gantt_draws_a_stored_job_table():
-    ax = paper.gantt(paper.run_table({**RUN, "table": "jobs"}))
+    ax = explain.gantt(paper.run_table({**RUN, "table": "jobs"}))
     assert len(ax.patches) == RUN["n_jobs"]
     with pytest.raises(ValueError, match="job table"):
-        paper.gantt(pd.DataFrame({"job": [0]}))
+        explain.gantt(pd.DataFrame({"job": [0]}))
 
 
 @pytest.mark.parametrize("policy", ["{}", '{"F1": 1e-09, "F2": 1e-09}'])

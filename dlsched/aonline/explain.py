@@ -772,19 +772,33 @@ def run_summary(result: SimulationResult) -> dict[str, float]:
     }
 
 
-def gantt(result: SimulationResult, ax=None, *, label_workers: bool = True):
+def gantt(result: SimulationResult | pd.DataFrame, ax=None, *, label_workers: bool = True):
     """Draw an A_online run: one row per job, a bar from its start to its completion coloured by
     :func:`placement_kind`, a dot at its arrival, a thin line while it waits, dotted verticals at
     the time points :math:`\\tau_i`.
 
+    ``result`` is the run itself or its job table (:func:`job_frame`, e.g. a stored
+    ``dlsched.aonline.paper.run_table(..., table="jobs")``).
+
     Returns
     -------
     matplotlib.axes.Axes
+
+    Raises
+    ------
+    ValueError
+        If a job table lacks a column of :func:`job_frame`.
     """
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    jf = job_frame(result)
+    if isinstance(result, pd.DataFrame):
+        need = ["job", "arrival", "tau", "completion", "kind", "workers"]
+        if any(c not in result.columns for c in need):
+            raise ValueError(f"gantt: a job table needs the columns {need}, got {list(result.columns)}")
+        jf = result
+    else:
+        jf = job_frame(result)
     if ax is None:
         _, ax = plt.subplots(figsize=(10, min(14.0, max(3.0, 0.28 * len(jf) + 1.0))))
     colours = dict(zip(PLACEMENT_KINDS, sns.color_palette("colorblind", len(PLACEMENT_KINDS)), strict=True))
@@ -793,7 +807,7 @@ def gantt(result: SimulationResult, ax=None, *, label_workers: bool = True):
         y = r["job"]
         ax.plot([r["arrival"], r["tau"]], [y, y], color="0.6", lw=1, zorder=1)
         ax.plot(r["arrival"], y, "o", color="0.3", ms=3, zorder=3)
-        if r["kind"]:
+        if isinstance(r["kind"], str) and r["kind"]:
             lab = None if r["kind"] in seen else r["kind"]
             seen.add(r["kind"])
             ax.barh(

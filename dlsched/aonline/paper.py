@@ -33,8 +33,8 @@ other runs Algorithms 1-4 and the checker once. Every function is deterministic 
 parameters (seeds included); the wall-clock columns of :func:`run_overview` are declared
 (``fn.volatile``), so the audit compares the rest.
 
-:func:`gantt` draws section 8's schedule from the stored ``run_table(..., table="jobs")`` (the same
-drawing as :func:`dlsched.aonline.explain.gantt`, which needs the simulation result itself).
+Section 8's schedule is drawn from the stored ``run_table(..., table="jobs")`` by
+:func:`dlsched.aonline.explain.gantt`.
 
 This module never imports :mod:`dlsched.aonline.findings` (the prose printed from these tables).
 """
@@ -52,14 +52,13 @@ import pandas as pd
 
 from dlsched import registry
 from dlsched.aonline import checks, explain
-from dlsched.aonline.policy import AOnline, time_point
+from dlsched.aonline.policy import AOnline
 from dlsched.core.schedule import check_timeline
 from dlsched.core.simulator import simulate
 
 __all__ = [
     "SAMPLES",
     "check_sample",
-    "gantt",
     "RUN_TABLES",
     "run_overview",
     "run_table",
@@ -402,62 +401,3 @@ def speed_loss(params: Mapping[str, Any]) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------ drawing
-
-
-def gantt(jobs: pd.DataFrame, ax=None, *, label_workers: bool = True):
-    """Draw an A_online run from its job table (:func:`run_table` with ``table="jobs"``): one
-    row per job, a bar from its start to its completion coloured by placement kind, a dot at
-    its arrival, a thin line while it waits, dotted verticals at the time points :math:`\\tau_i` (as
-    :func:`dlsched.aonline.explain.gantt`).
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-
-    Raises
-    ------
-    ValueError
-        If ``jobs`` lacks a column of :func:`~dlsched.aonline.explain.job_frame`.
-    """
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    need = ["job", "arrival", "tau", "completion", "kind", "workers"]
-    if not isinstance(jobs, pd.DataFrame) or any(c not in jobs.columns for c in need):
-        raise ValueError(f"gantt: jobs must be a job table of run_table with columns {need}")
-    kinds = explain.PLACEMENT_KINDS
-    if ax is None:
-        _, ax = plt.subplots(figsize=(10, min(14.0, max(3.0, 0.28 * len(jobs) + 1.0))))
-    colours = dict(zip(kinds, sns.color_palette("colorblind", len(kinds)), strict=True))
-    seen: set[str] = set()
-    for _, r in jobs.iterrows():
-        y = r["job"]
-        ax.plot([r["arrival"], r["tau"]], [y, y], color="0.6", lw=1, zorder=1)
-        ax.plot(r["arrival"], y, "o", color="0.3", ms=3, zorder=3)
-        if isinstance(r["kind"], str) and r["kind"]:
-            lab = None if r["kind"] in seen else r["kind"]
-            seen.add(r["kind"])
-            ax.barh(
-                y,
-                r["completion"] - r["tau"],
-                left=r["tau"],
-                height=0.7,
-                color=colours[r["kind"]],
-                label=lab,
-                zorder=2,
-            )
-            if label_workers:
-                ax.text(r["completion"], y, f" {int(r['workers'])}", va="center", fontsize=7)
-    end = float(np.nanmax(jobs["completion"])) if len(jobs) else 1.0
-    i = 1
-    while time_point(i) <= end:
-        ax.axvline(time_point(i), color="0.75", ls=":", lw=0.8, zorder=0)
-        i += 1
-    if len(jobs) <= 40:
-        ax.set_yticks(jobs["job"].to_numpy())
-    ax.invert_yaxis()
-    ax.set(xlabel="slot (dotted: time points $\\tau_i$)", ylabel="job")
-    handles, labels = ax.get_legend_handles_labels()
-    order = [labels.index(k) for k in kinds if k in labels]
-    ax.legend([handles[k] for k in order], [labels[k] for k in order], loc="lower left", fontsize=8)
-    return ax
