@@ -62,6 +62,11 @@ def _fill(path: Path, fn=fns.frame, grid=GRID, notebook: str | None = None) -> R
     return s
 
 
+def _hidden(folder: Path) -> list[str]:
+    """Hidden files and folders a commit may leave next to a store (its lock file aside)."""
+    return [p.name for p in folder.iterdir() if p.name.startswith(".") and not p.name.endswith(".lock")]
+
+
 def _snapshot(path: Path) -> dict[str, bytes]:
     if not path.exists():
         return {}
@@ -249,7 +254,7 @@ def test_record_env_recomputes_and_commit_swaps(tmp_path, monkeypatch):
     assert writer.commit() == sorted(cache_key(fns.frame, p) for p in GRID)
     assert len(s) == 3 and all(e["notebook"] == "12_regen.ipynb" for e in s.entries().values())
     assert not writer.path.exists()
-    assert [p.name for p in s.path.parent.iterdir() if p.name.startswith(".")] == []
+    assert _hidden(s.path.parent) == []
 
 
 def test_record_keeps_stored_points_and_computes_the_rest(tmp_path, monkeypatch):
@@ -301,7 +306,7 @@ def test_interrupted_writer_leaves_store_unchanged(tmp_path, monkeypatch):
         w.commit()
     monkeypatch.undo()
     assert _snapshot(s.path) == before
-    leftovers = [p.name for p in s.path.parent.iterdir() if p.name.startswith(".")]
+    leftovers = _hidden(s.path.parent)
     assert leftovers == [w.path.name]  # only the staging folder stays, for a retry
 
     # a death between the two renames: the next ResultStore puts the old store back
