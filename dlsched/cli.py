@@ -24,14 +24,16 @@
     the fidelity table (claims reproduced / partly / not per paper) from the notebooks' saved
     paper-mode scorecards (:mod:`dlsched.fidelity`); ``--write`` rewrites the README's generated
     block, ``--check`` exits 1 if that block is out of date.
-``dlsched audit (--sample K [--seed S] | --all | --stale) [--store PATH]``
+``dlsched audit (--sample K [--seed S] | --all | --stale) [--workers N] [--store PATH]``
     check the committed results store (default ``data/results``) by recomputation (see
     :func:`dlsched.store.audit`): ``--sample K`` audits at least one point of every experiment
     function plus random others up to K (deterministic for ``--seed``, default 0), ``--all`` every
     point. One line per point, then ``N passed, M failed``; exit code 0 only if every audited point
     equals its recomputation (points with ``audit: false`` are skipped), 1 otherwise. ``--stale``
-    lists the entries whose code fingerprint differs from the current code's (not served by the
-    store) and exits 1 if there are any.
+    lists the entries not served: those whose code fingerprint differs from the current code's
+    (stale) and those whose parameters left their notebook (unused: from ``build/store-uses``, which
+    ``make reproduce`` writes), and exits 1 if there are any. ``--workers N`` recomputes on a local
+    Dask cluster of N processes.
 
 Invalid input prints a one-line message on stderr and exits with code 2, and writes nothing.
 """
@@ -166,7 +168,10 @@ def _audit(args: argparse.Namespace) -> int:
         return 1 if store.stale_report(results) else 0
     seed = 0 if args.seed is None else args.seed
     budget = (AUDIT_BUDGET if args.budget is None else args.budget) if args.sample is not None else None
-    report = store.audit(results, sample=args.sample, seed=seed, check_all=args.check_all, budget=budget)
+    if args.workers < 1:
+        raise UsageError(f"--workers must be >= 1, got {args.workers}")
+    report = store.audit(results, sample=args.sample, seed=seed, check_all=args.check_all, budget=budget,
+                         workers=args.workers)
     return report.exit_code
 
 
@@ -228,6 +233,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_audit.add_argument("--seed", type=int, default=None, help="sample seed (default 0)")
     p_audit.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                          help=f"--sample: bound the estimated recompute time (default {AUDIT_BUDGET:g} s)")
+    p_audit.add_argument("--workers", type=int, default=1, metavar="N",
+                         help="recompute on a local Dask cluster of N worker processes (default 1)")
     p_audit.add_argument("--store", default=None, metavar="PATH", help="store folder (default data/results)")
     try:
         args = parser.parse_args(argv)

@@ -9,7 +9,7 @@ point of a parameter grid into a tidy table. This module runs such a function ov
 * :class:`ResultCache` keeps one parquet file per finished point, written atomically (temporary
   file in the same folder, then :func:`os.replace`), so a killed sweep never leaves a partial
   entry behind;
-* :func:`sweep` runs the grid serially, on a fresh ``dask.distributed.LocalCluster``, or on an
+* :func:`sweep` runs the grid serially, on a ``dask.distributed.LocalCluster`` kept for the process, or on an
   existing Dask cluster (scheduler address or ``distributed.Client``). Finished points are cached
   as soon as they complete, so an interrupted or repeated sweep resumes without recomputing or
   duplicating anything, and the result is concatenated in grid order;
@@ -27,6 +27,7 @@ The simulation-specific experiment functions of dlsched live below the generic m
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import copy
 import hashlib
@@ -54,6 +55,7 @@ __all__ = [
     "ResultCache",
     "SweepError",
     "cache_key",
+    "close_local_cluster",
     "param_grid",
     "sweep",
 ]
@@ -551,9 +553,12 @@ def sweep(
         Folder of a :class:`ResultCache`. Points already there are not recomputed; each newly
         finished point is written as soon as it completes, so an interrupted sweep resumes.
     scheduler : {"serial", "local"} or str or distributed.Client, default "local"
-        ``"serial"``: in-process, in grid order. ``"local"``: a temporary
+        ``"serial"``: in-process, in grid order. ``"local"``: a
         ``dask.distributed.LocalCluster`` of ``n_workers`` single-threaded worker processes,
-        closed afterwards. A scheduler address such as ``"tcp://127.0.0.1:8786"``: connect to
+        started by the first such sweep of the process and kept for the next ones (a notebook's
+        sweeps share it; :func:`close_local_cluster` or the end of the process closes it; it is
+        replaced when ``n_workers`` or the environment changes); a single point to compute runs
+        in-process instead (the result is the same either way). A scheduler address such as ``"tcp://127.0.0.1:8786"``: connect to
         that running cluster (which is left running). A ``distributed.Client``: use it as is
         (it is not closed).
     n_workers : int, optional
@@ -647,6 +652,8 @@ def sweep(
     results = None
     if store is not None:
         results = store if isinstance(store, _store.ResultStore) else _store.ResultStore(store)
+    if results is not None:  # a paper-mode run records which points its notebook asks for
+        _store.note_uses(list(first))
     staging = (os.environ.get(_store.RECORD_ENV) or None) if results is not None else None
     fresh = staging is not None and os.environ.get(_store.FRESH_ENV) == "1"
 
@@ -682,7 +689,7 @@ def sweep(
         unit="pt",
     )
     try:
-        if todo and mode == "serial":
+        if todo and (mode == "serial" or (mode == "local" and len(todo) == 1)):
             _run_serial(fn, todo, first, retries, finish, bar)
         elif todo:
             _run_dask(fn, todo, first, retries, finish, bar, scheduler, mode, n_workers)
@@ -737,6 +744,55 @@ def _run_serial(
         bar.update(1)
 
 
+#: The process's LocalCluster for ``scheduler="local"``: (key, cluster, client) or None.
+_LOCAL: list[Any] = [None]
+
+
+def _local_client(n: int) -> Any:
+    """The client of this process's LocalCluster of ``n`` workers, started on first use.
+
+    Workers inherit the environment when they start, so the cluster is replaced when ``n``,
+    ``PYTHONPATH`` or a ``DLSCHED_*`` variable differs from when it was started, or when a
+    worker has died.
+    """
+    from distributed import Client, LocalCluster
+
+    key = (n, tuple(sorted((k, v) for k, v in os.environ.items() if k == "PYTHONPATH" or k.startswith("DLSCHED_"))))
+    held = _LOCAL[0]
+    if held is not None:
+        if held[0] == key and held[2].status == "running" and len(held[2].scheduler_info()["workers"]) == n:
+            return held[2]
+        close_local_cluster()
+    cluster = LocalCluster(
+        n_workers=n,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+        # No dashboard; the scheduler's small HTTP server (health, metrics) takes a
+        # free local port instead of 8787, which may be taken by another cluster.
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+        silence_logs=logging.ERROR,
+    )
+    client = Client(cluster, set_as_default=False)
+    _LOCAL[0] = (key, cluster, client)
+    return client
+
+
+def close_local_cluster() -> None:
+    """Close the LocalCluster that ``sweep(..., scheduler="local")`` keeps for the process (if
+    any). Registered to run at exit."""
+    held, _LOCAL[0] = _LOCAL[0], None
+    if held is not None:
+        with contextlib.suppress(Exception):
+            held[2].close()
+        with contextlib.suppress(Exception):
+            held[1].close()
+
+
+atexit.register(close_local_cluster)
+
+
 def _run_dask(
     fn: Callable[[dict], pd.DataFrame],
     todo: list[str],
@@ -753,20 +809,7 @@ def _run_dask(
     with contextlib.ExitStack() as stack:
         if mode == "local":
             n = n_workers if n_workers is not None else min(2, os.cpu_count() or 1)
-            cluster = stack.enter_context(
-                LocalCluster(
-                    n_workers=int(n),
-                    threads_per_worker=1,
-                    processes=True,
-                    host="127.0.0.1",
-                    dashboard_address=None,
-                    # No dashboard; the scheduler's small HTTP server (health, metrics) takes a
-                    # free local port instead of 8787, which may be taken by another cluster.
-                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-                    silence_logs=logging.ERROR,
-                )
-            )
-            client = stack.enter_context(Client(cluster, set_as_default=False))
+            client = _local_client(int(n))
         elif mode == "address":
             client = stack.enter_context(Client(scheduler, set_as_default=False))
         else:

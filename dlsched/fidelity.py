@@ -19,6 +19,7 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Mapping
+from typing import Any
 from pathlib import Path
 
 import pandas as pd
@@ -152,7 +153,9 @@ def load_scorecards(folder: str | os.PathLike[str] | None = None) -> pd.DataFram
 
 def fidelity_table(folder: str | os.PathLike[str] | None = None) -> pd.DataFrame:
     """Per paper: ``paper``, ``notebook``, ``claims``, ``yes``, ``partly``, ``no`` (counts of the
-    saved scorecards' verdicts), plus a ``total`` row when there is more than one paper."""
+    saved scorecards' verdicts), ``restored`` and ``beyond_ceiling`` (from the saved readings
+    tables, :func:`dlsched.readings.readings_summary`; missing where a notebook has none yet),
+    plus a ``total`` row when there is more than one paper."""
     cards = load_scorecards(folder)
     rows = []
     for nb, part in cards.groupby("notebook", sort=False):
@@ -160,9 +163,19 @@ def fidelity_table(folder: str | os.PathLike[str] | None = None) -> pd.DataFrame
         rows.append({"paper": part["paper_name"].iloc[0], "notebook": nb, "claims": len(part),
                      **{v: int(counts.get(v, 0)) for v in VERDICTS}})  # fmt: skip
     table = pd.DataFrame(rows, columns=["paper", "notebook", "claims", *VERDICTS])
+    from dlsched.readings import load_readings, readings_summary
+
+    readings_dir = Path(folder) / "readings" if folder is not None else None
+    summary = readings_summary(load_readings(readings_dir), cards).set_index("notebook")
+    for col in ("restored", "beyond_ceiling"):
+        table[col] = [int(summary.at[nb, col]) if nb in summary.index else pd.NA for nb in table["notebook"]]
+        table[col] = table[col].astype("Int64")
     if len(table) > 1:
         total = {"paper": "total", "notebook": "", **{c: int(table[c].sum()) for c in ["claims", *VERDICTS]}}
-        table = pd.concat([table, pd.DataFrame([total])], ignore_index=True)
+        for col in ("restored", "beyond_ceiling"):
+            total[col] = int(table[col].sum()) if table[col].notna().any() else pd.NA
+        table = pd.concat([table, pd.DataFrame([total]).astype({"restored": "Int64", "beyond_ceiling": "Int64"})],
+                          ignore_index=True)
     return table
 
 
@@ -173,12 +186,17 @@ def fidelity_markdown(folder: str | os.PathLike[str] | None = None, link_prefix:
     if table.empty:
         return "_No paper-mode scorecards yet: run `dlsched reproduce --mode paper`._\n"
     lines = [
-        "| paper | claims judged | reproduced | partly | not reproduced |",
-        "|---|---:|---:|---:|---:|",
+        "| paper | claims judged | reproduced | partly | not reproduced | restored by a documented reading | beyond the model's ceiling |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
+
+    def count(v: Any) -> str:
+        return "not yet tested" if pd.isna(v) else str(int(v))
+
     for r in table.itertuples(index=False):
         name = f"[{r.paper}]({link_prefix}{r.notebook}.ipynb)" if r.notebook else f"**{r.paper}**"
-        lines.append(f"| {name} | {r.claims} | {r.yes} | {r.partly} | {r.no} |")
+        lines.append(f"| {name} | {r.claims} | {r.yes} | {r.partly} | {r.no} | {count(r.restored)} "
+                     f"| {count(r.beyond_ceiling)} |")
     return "\n".join(lines) + "\n"
 
 

@@ -718,10 +718,17 @@ def reproduce(
     failure: NotebookFailedError | None = None
     writer = result_store.StoreWriter(store_path) if record else None
     saved_env = {k: os.environ.get(k) for k in (result_store.RECORD_ENV, result_store.NOTEBOOK_ENV,
-                                                 result_store.FRESH_ENV)}  # fmt: skip
+                                                 result_store.FRESH_ENV, result_store.USES_ENV)}  # fmt: skip
     if writer is not None:  # the kernels (and their Dask workers) inherit the environment
         os.environ[result_store.RECORD_ENV] = str(writer.path)
         os.environ[result_store.FRESH_ENV] = "1" if fresh else "0"
+    # A paper-mode run on the repository's store records which points each notebook asks for
+    # (build/store-uses/<notebook>.keys), so `dlsched audit --stale` can name unused entries.
+    uses_dir = result_store.DEFAULT_USES if mode == "paper" and store_path == result_store.DEFAULT_PATH else None
+    if uses_dir is not None:
+        os.environ[result_store.USES_ENV] = str(uses_dir)
+    else:
+        os.environ.pop(result_store.USES_ENV, None)
     bar = tqdm(
         list(zip(selected, manifest["notebooks"], strict=False)),
         desc=f"reproduce ({mode})",
@@ -734,6 +741,9 @@ def reproduce(
         tmp = out_dir / f".{nb.stem}.running.ipynb"
         start = time.perf_counter()
         os.environ[result_store.NOTEBOOK_ENV] = nb.stem
+        if uses_dir is not None:
+            with contextlib.suppress(FileNotFoundError):
+                (uses_dir / f"{nb.stem}.keys.part").unlink()
         try:
             pm.execute_notebook(
                 str(nb),
@@ -765,6 +775,12 @@ def reproduce(
         _finalize(tmp, target)
         entry["output"] = target.name
         entry["status"] = "ok"
+        if uses_dir is not None:  # the notebook ran to the end: its uses are complete
+            part = uses_dir / f"{nb.stem}.keys.part"
+            uses_dir.mkdir(parents=True, exist_ok=True)
+            if not part.exists():
+                part.write_text("", encoding="utf-8")
+            os.replace(part, uses_dir / f"{nb.stem}.keys")
     bar.close()
     for key, value in saved_env.items():
         if value is None:

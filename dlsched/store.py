@@ -103,6 +103,9 @@ __all__ = [
     "frame_sha256",
     "is_volatile",
     "keep",
+    "note_uses",
+    "read_uses",
+    "unused",
     "load_fn",
     "point_key",
     "record",
@@ -121,6 +124,11 @@ PACKS = "packs"
 RECORD_ENV = "DLSCHED_STORE_RECORD"
 FRESH_ENV = "DLSCHED_STORE_FRESH"
 NOTEBOOK_ENV = "DLSCHED_NOTEBOOK"
+#: Folder where a paper-mode run records, per notebook, the keys its sweeps asked the store for
+#: (``<notebook>.keys``); :func:`stale_report` compares them with the store's entries.
+USES_ENV = "DLSCHED_STORE_USES"
+#: Default uses folder (``make reproduce`` and ``dlsched reproduce`` in paper mode write it).
+DEFAULT_USES = REPO / "build" / "store-uses"
 ZSTD_LEVEL = 19
 
 _KEY_RE = re.compile(r"^[0-9a-f]{64}$")
@@ -876,6 +884,41 @@ def keep(staging: str | os.PathLike[str], key: str) -> None:
     (folder / f"{_check_key(key)}.keep").touch()
 
 
+def note_uses(keys: Collection[str]) -> None:
+    """Append ``keys`` (the points a sweep asked the store for) to the uses file of the notebook
+    being run, ``$DLSCHED_STORE_USES/<notebook>.keys.part`` (no-op if the variable is unset).
+
+    :mod:`dlsched.reproduce` renames the ``.part`` file to ``<notebook>.keys`` once the notebook
+    has run to the end, so an interrupted run never makes a used point look unused.
+    """
+    folder = os.environ.get(USES_ENV)
+    if not folder or not keys:
+        return
+    name = os.environ.get(NOTEBOOK_ENV) or "unknown"
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    with open(Path(folder) / f"{name}.keys.part", "a", encoding="utf-8") as f:
+        f.write("".join(f"{_check_key(k)}\n" for k in keys))
+
+
+def read_uses(folder: str | os.PathLike[str] | None = None) -> dict[str, set[str]]:
+    """Notebook name -> keys its last complete paper-mode run asked for (``<notebook>.keys``)."""
+    path = Path(folder) if folder is not None else DEFAULT_USES
+    return {
+        f.name[: -len(".keys")]: set(f.read_text(encoding="utf-8").split())
+        for f in sorted(path.glob("*.keys"))
+    }
+
+
+def unused(store: ResultStore, uses: Mapping[str, set[str]]) -> list[str]:
+    """Entries whose notebook's last complete paper-mode run (``uses``) did not ask for them:
+    their parameters are no longer in the notebook. Notebooks without a record are left out."""
+    asked = set().union(*uses.values()) if uses else set()
+    return sorted(
+        k for k, e in store.entries().items()
+        if e.get("notebook") in uses and k not in asked
+    )
+
+
 def _staged(folder: Path) -> dict[str, dict]:
     """Complete records of a staging folder (json and parquet present, sha256 matching)."""
     out = {}
@@ -1220,6 +1263,33 @@ def _audit_one(store: ResultStore, key: str, entry: Mapping[str, Any]) -> AuditR
     return AuditResult(key, fn, "ok", seconds, note, stale)
 
 
+def _audit_at(path: str, key: str) -> AuditResult:
+    """:func:`_audit_one` in a worker process: open the store at ``path`` there."""
+    s = ResultStore(path)
+    return _audit_one(s, key, s.entries()[key])
+
+
+def _audit_many(s: ResultStore, keys: list[str], entries: Mapping[str, Mapping[str, Any]],
+                workers: int):  # fmt: skip
+    """Yield ``(key, AuditResult)`` for ``keys``: serially, or on a LocalCluster of ``workers``."""
+    if workers == 1 or len(keys) < 2:
+        for key in keys:
+            yield key, _audit_one(s, key, entries[key])
+        return
+    import logging
+
+    from distributed import Client, LocalCluster, as_completed
+
+    order = sorted(keys, key=lambda k: (-float(entries[k].get("seconds", 0.0)), k))
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None, scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                      silence_logs=logging.ERROR) as cluster, Client(cluster, set_as_default=False) as client:  # fmt: skip
+        futures = {client.submit(_audit_at, str(s.path), k, key=f"audit-{k}", pure=False): k for k in order}
+        for fut in as_completed(list(futures), loop=client.loop):
+            yield futures[fut], fut.result()
+            fut.release()
+
+
 def audit(
     store: ResultStore | str | os.PathLike[str] | None = None,
     *,
@@ -1228,6 +1298,7 @@ def audit(
     check_all: bool = False,
     budget: float | None = None,
     echo: Callable[[str], Any] | None = print,
+    workers: int = 1,
 ) -> AuditReport:
     """Recompute stored points from scratch and compare them with the store, exactly.
 
@@ -1251,6 +1322,10 @@ def audit(
     echo : callable or None, default print
         Receives one line per point (``status fn key seconds``; on a failure also the params and
         the regeneration command), then ``"<n> skipped ..."`` if any, then ``"N passed, M failed"``.
+    workers : int, default 1
+        Recompute on a ``dask.distributed.LocalCluster`` of this many single-threaded worker
+        processes (slowest recorded points first); 1 runs in this process. Lines come in
+        completion order; the report is the same either way.
 
     Returns
     -------
@@ -1282,18 +1357,19 @@ def audit(
         if check_all
         else select_sample(entries, sample, seed, budget)
     )
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"audit: workers must be an int >= 1, got {workers!r}")
     say = echo if echo is not None else (lambda _line: None)
-    results = []
-    for key in keys:
-        r = _audit_one(s, key, entries[key])
-        results.append(r)
+    done: dict[str, AuditResult] = {}
+    for key, r in _audit_many(s, keys, entries, workers):
+        done[key] = r
         note = f"  (stale: {r.stale} differs; not served)" if r.stale else ""
         say(f"{r.status:<8} {r.fn}  {key[:12]}  {r.seconds:.2f} s{note}")
         if r.failed:
             say(f"    {r.detail[:2000]}")
             say(f"    params: {json.dumps(entries[key]['params'], sort_keys=True)}")
             say(f"    regenerate: {regenerate_hint(key, entries[key], s.path)}")
-    report = AuditReport(tuple(results))
+    report = AuditReport(tuple(done[k] for k in keys))
     if report.skipped:
         say(f"{report.skipped} skipped (audit: false, results with wall-clock times)")
     say(f"{report.passed} passed, {report.failed} failed")
@@ -1301,8 +1377,17 @@ def audit(
 
 
 def stale_report(store: ResultStore | str | os.PathLike[str] | None = None,
-                 echo: Callable[[str], Any] | None = print) -> list[str]:  # fmt: skip
-    """List the stale entries (one line each: fn, short key, what differs); return their keys.
+                 echo: Callable[[str], Any] | None = print,
+                 uses: str | os.PathLike[str] | None = None) -> list[str]:  # fmt: skip
+    """List the entries not served: stale ones (their code fingerprint differs from the current
+    code's) and unused ones (their parameters are no longer in their notebook); return their keys.
+
+    Unused entries are found from the uses folder (default ``build/store-uses``) that a paper-mode
+    ``dlsched reproduce`` writes: one ``<notebook>.keys`` file per notebook that ran to the end,
+    listing the points its sweeps asked for. An entry of such a notebook that is not listed is
+    unused (a sweep asks only for the parameters in the notebook, so it is never served); a
+    regeneration or ``make refresh-notebooks`` of that notebook drops it. Notebooks with no
+    record are named in a closing note (run ``make reproduce`` first).
 
     Raises FileNotFoundError if the store has no manifest.
     """
@@ -1314,5 +1399,15 @@ def stale_report(store: ResultStore | str | os.PathLike[str] | None = None,
     stale = s.stale()
     for key in stale:
         say(f"stale    {entries[key]['fn']}  {key[:12]}  ({s.stale_reason(key)} differs)")
-    say(f"{len(stale)} stale of {len(entries)} entries")
-    return stale
+    recorded = read_uses(uses)
+    gone = [k for k in unused(s, recorded) if k not in set(stale)]
+    for key in gone:
+        e = entries[key]
+        say(f"unused   {e['fn']}  {key[:12]}  (notebook {e['notebook']}'s last paper run did not ask for "
+            f"{json.dumps(e['params'], sort_keys=True)})")
+    say(f"{len(stale)} stale, {len(gone)} unused of {len(entries)} entries")
+    missing = sorted({str(e.get("notebook")) for e in entries.values() if e.get("notebook")} - set(recorded))
+    if missing:
+        say(f"note: no record of a complete paper-mode run of {', '.join(missing)}; "
+            "run `make reproduce` to check those notebooks' entries for unused parameters")
+    return stale + gone

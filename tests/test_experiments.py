@@ -244,6 +244,22 @@ def test_serial_equals_local_dask() -> None:
     assert len(serial) == 4 * len(grid)
 
 
+def test_local_sweeps_share_one_cluster_until_the_environment_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    experiments.close_local_cluster()
+    grid = param_grid({"n": 4}, seed=[1, 2])
+    first = sweep(fns.noisy, grid, scheduler="local", n_workers=2)
+    client = experiments._LOCAL[0][2]
+    assert_frame_equal(sweep(fns.noisy, grid, scheduler="local", n_workers=2), first)
+    assert experiments._LOCAL[0][2] is client  # reused, not restarted
+    sweep(fns.noisy, grid[:1], scheduler="local", n_workers=2)  # one point: in-process
+    assert experiments._LOCAL[0][2] is client
+    monkeypatch.setenv("DLSCHED_TEST_MARK", "1")  # workers would not see it: a new cluster
+    assert_frame_equal(sweep(fns.noisy, grid, scheduler="local", n_workers=2), first)
+    assert experiments._LOCAL[0][2] is not client and client.status != "running"
+    experiments.close_local_cluster()
+    assert experiments._LOCAL[0] is None
+
+
 def _wait_for(predicate, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + timeout
     while not predicate():

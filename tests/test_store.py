@@ -220,7 +220,7 @@ def test_stale_entry_not_served(tmp_path):
     assert fns.CALLS == [GRID[0]]
     lines: list[str] = []
     assert store.stale_report(s, echo=lines.append) == [k0]
-    assert k0[:12] in lines[0] and lines[-1] == "1 stale of 3 entries"
+    assert k0[:12] in lines[0] and lines[-1] == "1 stale, 0 unused of 3 entries"
 
 
 def test_lookup_order_store_then_cache_then_compute(tmp_path):
@@ -339,6 +339,41 @@ def test_audit_passes_and_skips_volatile(tmp_path):
     _tamper_value(s, k_timed, "total")
     report = store.audit(s, check_all=True, echo=None)
     assert [r.key for r in report.results if r.failed] == [k_timed]
+
+
+def test_audit_on_workers_gives_the_serial_report(tmp_path, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([TESTS_DIR, os.environ.get("PYTHONPATH", "")]))
+    s = _mixed_store(tmp_path / "results")
+    k = cache_key(fns.other, XGRID[0])
+    _tamper_value(s, k, "y")
+    serial = store.audit(s, check_all=True, echo=None)
+    lines: list[str] = []
+    parallel = store.audit(s, check_all=True, echo=lines.append, workers=2)
+    assert [(r.key, r.status) for r in parallel.results] == [(r.key, r.status) for r in serial.results]
+    assert [r.key for r in parallel.results if r.failed] == [k] and lines[-1] == "8 passed, 1 failed"
+    with pytest.raises(ValueError, match="workers"):
+        store.audit(s, check_all=True, workers=0)
+
+
+def test_stale_report_names_points_a_notebook_no_longer_asks_for(tmp_path, monkeypatch):
+    s = _fill(tmp_path / "results", notebook="07_demo")
+    uses = tmp_path / "uses"
+    monkeypatch.setenv(store.USES_ENV, str(uses))
+    monkeypatch.setenv(store.NOTEBOOK_ENV, "07_demo")
+    sweep(fns.frame, GRID[1:], scheduler="serial", store=s)  # the notebook now asks for two points
+    store.note_uses([])
+    part = uses / "07_demo.keys.part"
+    assert part.read_text().split() == [cache_key(fns.frame, p) for p in GRID[1:]]
+    lines: list[str] = []
+    assert store.stale_report(s, echo=lines.append, uses=uses) == []  # no complete run recorded
+    assert "no record" in lines[-1] and "07_demo" in lines[-1]
+    part.rename(uses / "07_demo.keys")
+    k0 = cache_key(fns.frame, GRID[0])
+    assert store.unused(s, store.read_uses(uses)) == [k0]
+    lines.clear()
+    assert store.stale_report(s, echo=lines.append, uses=uses) == [k0]
+    assert lines[0].startswith("unused") and k0[:12] in lines[0] and '"seed": 0' in lines[0]
+    assert lines[-1] == "0 stale, 1 unused of 3 entries"
 
 
 def test_audit_fails_on_tampered_value_and_bad_sha256(tmp_path):

@@ -1,0 +1,181 @@
+"""Which reading restores the claim: alternative readings of a paper, side by side, with ceilings.
+
+Each figures notebook (12, 22, 32, 42, 52) ends with a section *Which reading restores the
+claim*. For every claim its scorecard does not reproduce (or reproduces only partly) it runs, at
+paper scale and through the results store, the spec's default reading and each plausible
+alternative reading -- every one a named, documented parameter of the wing -- and, where the
+model allows, the *ceiling*: the best any scheduler can do under our model on the same jobs. A
+paper number beyond the ceiling is unreachable by any reading of the scheduler.
+
+This module holds only the shape of that table and its bookkeeping; the wings build the rows
+(``dlsched/<wing>/readings.py``) from their own results.
+
+One row per (claim, reading):
+
+==========  ==============================================================================
+column      meaning
+==========  ==============================================================================
+figure      the paper's figure / table (``"Fig. 3"``), as in the scorecard
+quantity    the claim, exactly as the scorecard's ``quantity`` (so the two join)
+paper       the paper's number or statement (quoted)
+reading     ``"default"`` (the spec's reading), an alternative's name, or ``"ceiling"``
+parameter   the wing parameter and value that selects the reading (``"L_rule='median'"``)
+source      the spec / paper line the reading reinterprets
+fixed       ``"before"`` (the reading was chosen before its result was seen) or ``"after"``
+            (post hoc: shown, but never counted as restoring a claim)
+ours        our number under that reading (a short string; computed, never typed)
+holds       whether the claim holds under that reading (bool; for the ceiling row: whether
+            the paper's number is within the ceiling)
+verdict     computed by :func:`verdict`
+==========  ==============================================================================
+
+:func:`save_readings` writes the table of a paper-mode run to
+``data/scorecards/readings/<notebook>.csv``; :func:`readings_summary` counts, per notebook, the
+not-or-partly reproduced claims that a reading fixed beforehand restores and those whose paper
+number is beyond the model's ceiling -- the fidelity table's last two columns.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+__all__ = [
+    "COLUMNS",
+    "FIXED",
+    "default_folder",
+    "load_readings",
+    "readings_summary",
+    "readings_table",
+    "save_readings",
+    "verdict",
+]
+
+#: Columns of a readings table, in order.
+COLUMNS = ("figure", "quantity", "paper", "reading", "parameter", "source", "fixed", "ours", "holds", "verdict")
+#: Values of ``fixed``.
+FIXED = ("before", "after")
+
+
+def verdict(reading: str, holds: bool, fixed: str) -> str:
+    """The verdict of one row.
+
+    ``default``: ``"reproduces"`` / ``"does not reproduce"``; an alternative: ``"restores the
+    claim"`` / ``"does not restore"`` (``"restores (post hoc)"`` when chosen after its result);
+    ``ceiling``: ``"within the ceiling"`` / ``"beyond the model's ceiling"``.
+    """
+    if reading == "default":
+        return "reproduces" if holds else "does not reproduce"
+    if reading == "ceiling":
+        return "within the ceiling" if holds else "beyond the model's ceiling"
+    if not holds:
+        return "does not restore"
+    return "restores the claim" if fixed == "before" else "restores (post hoc)"
+
+
+def readings_table(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """Validate rows (dicts with the :data:`COLUMNS` but ``verdict``) and add the verdicts.
+
+    Raises
+    ------
+    ValueError
+        Naming the row and the missing column, a ``fixed`` outside :data:`FIXED`, a non-bool
+        ``holds``, or a claim without a ``default`` row.
+    """
+    out = []
+    for i, row in enumerate(rows):
+        missing = [c for c in COLUMNS if c != "verdict" and c not in row]
+        if missing:
+            raise ValueError(f"readings_table: row {i} ({row.get('quantity')!r}) lacks {missing}")
+        if row["fixed"] not in FIXED:
+            raise ValueError(f"readings_table: row {i}: fixed must be one of {FIXED}, got {row['fixed']!r}")
+        if not isinstance(row["holds"], bool):
+            raise ValueError(f"readings_table: row {i}: holds must be a bool, got {row['holds']!r}")
+        r = {c: row[c] for c in COLUMNS if c != "verdict"}
+        r["ours"] = str(r["ours"])
+        r["verdict"] = verdict(str(r["reading"]), r["holds"], str(r["fixed"]))
+        out.append(r)
+    table = pd.DataFrame(out, columns=list(COLUMNS))
+    for (fig, q), part in table.groupby(["figure", "quantity"], sort=False):
+        if "default" not in set(part["reading"]):
+            raise ValueError(f"readings_table: claim {fig} {q!r} has no 'default' row")
+    return table
+
+
+def default_folder() -> Path:
+    """``readings/`` under the scorecards' folder (:func:`dlsched.fidelity.default_folder`)."""
+    from dlsched.fidelity import default_folder as scorecards
+
+    return scorecards() / "readings"
+
+
+def save_readings(table: pd.DataFrame, notebook: str, *, mode: str,
+                  folder: str | os.PathLike[str] | None = None) -> Path | None:  # fmt: skip
+    """Save a paper-mode readings table as ``<folder>/<notebook>.csv`` (rewritten only if it
+    changed; nothing in quick mode). Returns the file or None."""
+    if not isinstance(table, pd.DataFrame) or list(table.columns) != list(COLUMNS):
+        raise ValueError(f"save_readings: table must be a readings_table(...) frame with columns {COLUMNS}")
+    if not isinstance(notebook, str) or not notebook or "/" in notebook:
+        raise ValueError(f"save_readings: notebook must be a notebook stem, got {notebook!r}")
+    if mode not in ("paper", "full"):
+        return None
+    target = Path(folder) if folder is not None else default_folder()
+    target.mkdir(parents=True, exist_ok=True)
+    file = target / f"{notebook}.csv"
+    buf = io.StringIO()
+    table.astype(str).to_csv(buf, index=False, lineterminator="\n")
+    data = buf.getvalue().encode("utf-8")
+    if file.is_file() and file.read_bytes() == data:
+        return file
+    tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, file)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return file
+
+
+def load_readings(folder: str | os.PathLike[str] | None = None) -> pd.DataFrame:
+    """Every saved readings table, with a leading ``notebook`` column (empty if none)."""
+    target = Path(folder) if folder is not None else default_folder()
+    frames = []
+    for f in sorted(target.glob("*.csv")) if target.is_dir() else []:
+        df = pd.read_csv(f, dtype=str, keep_default_na=False)
+        df["holds"] = df["holds"] == "True"
+        df.insert(0, "notebook", f.stem)
+        frames.append(df)
+    if not frames:
+        return pd.DataFrame(columns=["notebook", *COLUMNS])
+    return pd.concat(frames, ignore_index=True)
+
+
+def readings_summary(readings: pd.DataFrame, scorecards: pd.DataFrame) -> pd.DataFrame:
+    """Per notebook: ``tested`` (not/partly reproduced claims with a readings row),
+    ``restored`` (of those, claims that a reading fixed beforehand restores) and ``beyond_ceiling``
+    (claims whose paper number is beyond the model's ceiling).
+
+    ``scorecards`` is :func:`dlsched.fidelity.load_scorecards`; rows join on notebook, figure
+    and quantity. Notebooks without a readings table are absent.
+    """
+    rows = []
+    failed = scorecards[scorecards["match"].isin(["partly", "no"])]
+    for nb, part in readings.groupby("notebook", sort=False):
+        claims = failed[failed["notebook"] == nb][["figure", "quantity"]]
+        keys = set(map(tuple, claims.to_numpy()))
+        tested = restored = beyond = 0
+        for (fig, q), rows_q in part.groupby(["figure", "quantity"], sort=False):
+            if (fig, q) not in keys:
+                continue
+            tested += 1
+            alt = rows_q[~rows_q["reading"].isin(["default", "ceiling"])]
+            restored += bool(((alt["fixed"] == "before") & alt["holds"]).any())
+            ceil = rows_q[rows_q["reading"] == "ceiling"]
+            beyond += bool((~ceil["holds"]).any())
+        rows.append({"notebook": nb, "tested": tested, "restored": restored, "beyond_ceiling": beyond})
+    return pd.DataFrame(rows, columns=["notebook", "tested", "restored", "beyond_ceiling"])
