@@ -62,17 +62,21 @@ COLUMNS = ("figure", "quantity", "paper", "reading", "parameter", "source", "fix
 FIXED = ("before", "after")
 
 
-def verdict(reading: str, holds: bool, fixed: str) -> str:
+def verdict(reading: str, holds: bool, fixed: str, default_holds: bool = False) -> str:
     """The verdict of one row.
 
-    ``default``: ``"reproduces"`` / ``"does not reproduce"``; an alternative: ``"restores the
-    claim"`` / ``"does not restore"`` (``"restores (post hoc)"`` when chosen after its result);
-    ``ceiling``: ``"within the ceiling"`` / ``"beyond the model's ceiling"``.
+    ``default``: ``"reproduces"`` / ``"does not reproduce"``; an alternative, when the default
+    does not reproduce the claim: ``"restores the claim"`` / ``"does not restore"``
+    (``"restores (post hoc)"`` when chosen after its result); when the default reproduces it:
+    ``"also holds"`` / ``"breaks the claim"``; ``ceiling``: ``"within the ceiling"`` /
+    ``"beyond the model's ceiling"``.
     """
     if reading == "default":
         return "reproduces" if holds else "does not reproduce"
     if reading == "ceiling":
         return "within the ceiling" if holds else "beyond the model's ceiling"
+    if default_holds:
+        return "also holds" if holds else "breaks the claim"
     if not holds:
         return "does not restore"
     return "restores the claim" if fixed == "before" else "restores (post hoc)"
@@ -98,12 +102,17 @@ def readings_table(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
             raise ValueError(f"readings_table: row {i}: holds must be a bool, got {row['holds']!r}")
         r = {c: row[c] for c in COLUMNS if c != "verdict"}
         r["ours"] = str(r["ours"])
-        r["verdict"] = verdict(str(r["reading"]), r["holds"], str(r["fixed"]))
         out.append(r)
-    table = pd.DataFrame(out, columns=list(COLUMNS))
+    table = pd.DataFrame(out, columns=[c for c in COLUMNS if c != "verdict"])
+    default_holds = {}
     for (fig, q), part in table.groupby(["figure", "quantity"], sort=False):
         if "default" not in set(part["reading"]):
             raise ValueError(f"readings_table: claim {fig} {q!r} has no 'default' row")
+        default_holds[(fig, q)] = bool(part.loc[part["reading"] == "default", "holds"].all())
+    table["verdict"] = [
+        verdict(str(r.reading), bool(r.holds), str(r.fixed), default_holds[(r.figure, r.quantity)])
+        for r in table.itertuples(index=False)
+    ]
     return table
 
 

@@ -21,6 +21,8 @@ def test_verdicts():
     assert readings.verdict("alt", True, "after") == "restores (post hoc)"
     assert readings.verdict("alt", False, "before") == "does not restore"
     assert readings.verdict("ceiling", False, "before") == "beyond the model's ceiling"
+    assert readings.verdict("alt", True, "before", default_holds=True) == "also holds"
+    assert readings.verdict("alt", False, "before", default_holds=True) == "breaks the claim"
 
 
 def test_table_validates_rows():
@@ -28,6 +30,8 @@ def test_table_validates_rows():
     assert list(table.columns) == list(readings.COLUMNS)
     assert list(table["verdict"]) == ["does not reproduce", "restores the claim"]
     assert table["ours"].tolist() == ["1.25", "1.25"]
+    both = readings.readings_table([_row(holds=True), _row(reading="median", holds=True)])
+    assert list(both["verdict"]) == ["reproduces", "also holds"]
     with pytest.raises(ValueError, match="lacks"):
         readings.readings_table([{k: v for k, v in _row().items() if k != "source"}])
     with pytest.raises(ValueError, match="fixed"):

@@ -27,6 +27,8 @@ Implemented here:
 * :mod:`dlsched.aonline.checks` -- spec section 11 as check functions (notebook 41).
 * :mod:`dlsched.aonline.experiments` / :mod:`dlsched.aonline.explain` -- Figs. 3-14 (notebook 42)
   and the model notebook's tables (notebook 40).
+* :mod:`dlsched.aonline.readings` -- which reading restores the claim: Figs. 3-4 and 7-14 under
+  the spec's default and each alternative reading, with Fig. 14's ceiling (notebook 42).
 
 Symbols (paper -> code):
 

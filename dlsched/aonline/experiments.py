@@ -399,8 +399,10 @@ def job_run(params: Mapping[str, object]) -> pd.DataFrame:
         ``upload_delay`` (``"paid"`` default, or ``"ignored"``: every :math:`\Delta_{js} = 0`);
         ``ties`` (aonline only: ``"first"``, Alg. 2 line 11 as printed, keeps the smallest
         :math:`D_u` among equal payoffs; ``"fastest"``, ours, the candidate that completes first);
-        ``workload`` (dict of other :func:`~dlsched.aonline.model.aonline_workload` arguments);
-        ``policy_params`` (dict of other policy arguments).
+        ``workload`` (dict of other :func:`~dlsched.aonline.model.aonline_workload` arguments,
+        e.g. the alternative readings ``{"server_size": "machine"}`` or ``{"cloud_workers": 128}``);
+        ``policy_params`` (dict of other policy arguments, e.g. A_online's alternative readings
+        ``{"data_ready": "inclusive"}`` or ``{"price_reading": "literal"}``).
 
     Returns
     -------
@@ -499,7 +501,11 @@ def ratio_run(params: Mapping[str, object]) -> pd.DataFrame:
     params : Mapping
         ``seed`` (int >= 0, default 0); ``n_edge`` (default 3), ``n_jobs`` (6), ``T`` (32),
         ints >= 1; ``F`` (float > 0, default 1); ``time_limit`` (seconds > 0, default 30);
-        ``workload`` (dict overriding :data:`SMALL_INSTANCE` or other workload arguments).
+        ``workload`` (dict overriding :data:`SMALL_INSTANCE` or other workload arguments);
+        ``policy_params`` (dict of other :class:`~dlsched.aonline.policy.AOnline` arguments for
+        both A_online runs, e.g. ``{"data_ready": "inclusive"}`` for Alg. 3-4 line 3 read with
+        :math:`\le`, or ``{"price_reading": "literal"}`` for (7)-(8) as printed; default none:
+        the spec's readings; ``F1``/``F2`` go through ``F``, ``ties`` is fixed per run).
 
     Returns
     -------
@@ -520,7 +526,8 @@ def ratio_run(params: Mapping[str, object]) -> pd.DataFrame:
     from dlsched.aonline import offline
 
     fn = "ratio_run"
-    params = _known(params, {"seed", "n_edge", "n_jobs", "T", "F", "time_limit", "workload"}, fn)
+    known = {"seed", "n_edge", "n_jobs", "T", "F", "time_limit", "workload", "policy_params"}
+    params = _known(params, known, fn)
     seed = as_int(params, "seed", 0, 0, fn)
     sizes = {k: as_int(params, k, d, 1, fn) for k, d in (("n_edge", 3), ("n_jobs", 6), ("T", 32))}
     F = _as_float(params, "F", lo=0.0, strict=True, fn=fn)
@@ -530,7 +537,12 @@ def ratio_run(params: Mapping[str, object]) -> pd.DataFrame:
         if key in wkw:
             raise ValueError(f"{fn}: give {key!r} as a parameter of ratio_run, not inside 'workload'")
     wl = registry.make_workload("aonline", seed=seed, **sizes, **wkw)
-    pkw = {} if F is None else {"F1": F, "F2": F}
+    pkw = as_dict(params, "policy_params", fn)
+    for key in ("F1", "F2", "ties"):
+        if key in pkw:
+            raise ValueError(f"{fn}: {key!r} cannot be in 'policy_params' (F1 = F2 via 'F'; ties is per run)")
+    if F is not None:
+        pkw.update(F1=F, F2=F)
     res = simulate(wl, registry.make_policy("aonline", wl, **pkw), seed=seed)
     fast = simulate(wl, registry.make_policy("aonline", wl, ties="fastest", **pkw), seed=seed)
     sol = offline.solve_offline(wl, time_limit=30.0 if limit is None else limit)

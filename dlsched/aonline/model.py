@@ -86,6 +86,14 @@ Not in the paper (spec section 12 [N]); each is a parameter with a documented de
   (after the loader drops duplicate rows) capped the same way. ``workload.params`` records which
   was used (``server_source`` = ``"philly"`` or ``"synthetic"``, ``trace_file``). A malformed or
   tampered trace is an error, never a silent fallback.
+* **server size** (``server_size`` = ``"job"``): the reading above sizes an edge server by a
+  Philly *job row*, so most edge servers get one GPU (most Philly jobs ask for one). The
+  alternative ``"machine"`` reads "Per edge server, #GPUs (from the trace) = # workers" (spec
+  section 12) with a Philly *machine* as the server: the trace's cluster is "~550 machines"
+  (spec section 12) of at most 8 GPUs, so every edge server gets ``max_server_gpus`` = 8 GPUs
+  (its CPUs as below). The random stream is drawn exactly as under ``"job"`` (the trace rows are
+  still drawn; the machines' slot types come from a copy of the stream at the same point), so
+  both readings get the same :math:`U, V`, jobs and delays and only the edge servers differ.
 * **server CPUs** (``cpus_per_gpu`` = 6): the trace has no CPU counts either. The PS count of an
   edge server is ``max(1, round(cpus_per_gpu * GPUs))``: Azure's GPU VM sizes of Philly's time
   (NC, NCv2, ND series) have 6 vCPUs per GPU.
@@ -113,6 +121,7 @@ baselines and COST_C need) is an error.
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -159,6 +168,10 @@ TYPE_DRAWS: tuple[str, ...] = ("slot", "server")
 
 SERVER_SOURCES: tuple[str, ...] = ("auto", "philly", "synthetic")
 """Valid ``server_source=`` values."""
+
+SERVER_SIZES: tuple[str, ...] = ("job", "machine")
+"""Valid ``server_size=`` values: an edge server sized by a Philly job row (default) or as one
+whole Philly machine of ``max_server_gpus`` GPUs (spec section 12, "~550 machines")."""
 
 _WORKER_RE = re.compile(r"^w(\d+)$")
 _PS_RE = re.compile(r"^ps(\d+)$")
@@ -640,6 +653,7 @@ def aonline_workload(
     data_dir: str | None = None,
     verify_trace: bool = True,
     max_server_gpus: int = 8,
+    server_size: str = "job",
     cpus_per_gpu: float = 6.0,
     worker_types: Sequence[float] = WORKER_TYPES,
     ps_types: Sequence[float] = PS_TYPES,
@@ -687,6 +701,12 @@ def aonline_workload(
         row is then reported by row number and column).
     max_server_gpus : int
         Cap on an edge server's GPUs (Philly machines have at most 8).
+    server_size : {"job", "machine"}
+        Reading of spec section 12's "Per edge server, #GPUs (from the trace) = # workers":
+        ``"job"`` (default) gives an edge server the ``num_gpus`` of a drawn trace row (capped);
+        ``"machine"`` makes every edge server one whole Philly machine with ``max_server_gpus``
+        GPUs (the trace's "~550 machines", spec section 12). Same random stream, so the same
+        :math:`U, V`, jobs and delays under both (module docstring).
     cpus_per_gpu : float
         PS slots (CPUs) per GPU of an edge server.
     worker_types, ps_types : (low, high)
@@ -744,6 +764,7 @@ def aonline_workload(
     if not isinstance(verify_trace, (bool, np.bool_)):
         raise ValueError(f"aonline_workload: verify_trace must be a bool, got {verify_trace!r}")
     max_server_gpus = _int(max_server_gpus, "max_server_gpus")
+    server_size = _choice(server_size, "server_size", SERVER_SIZES)
     cpus_per_gpu = _positive(cpus_per_gpu, "cpus_per_gpu")
     U_r = _range(worker_types, "worker_types", lo=1, integer=True)
     V_r = _range(ps_types, "ps_types", lo=1, integer=True)
@@ -787,8 +808,14 @@ def aonline_workload(
         verify_trace=bool(verify_trace),
     )
     cpus = np.maximum(1, np.round(cpus_per_gpu * gpus)).astype(np.int64)
+    machine_rng = copy.deepcopy(rng) if server_size == "machine" else None
     W_edge = _split(rng, gpus, U, type_draw)
     P_edge = _split(rng, cpus, V, type_draw)
+    if machine_rng is not None:  # whole machines, their slots typed from the same point of the stream;
+        gpus = np.full(n_edge, max_server_gpus, dtype=np.int64)  # rng went on as under "job"
+        cpus = np.maximum(1, np.round(cpus_per_gpu * gpus)).astype(np.int64)
+        W_edge = _split(machine_rng, gpus, U, type_draw)
+        P_edge = _split(machine_rng, cpus, V, type_draw)
     cluster = aonline_cluster(
         W_edge,
         P_edge,
@@ -837,7 +864,8 @@ def aonline_workload(
         "n_edge": n_edge, "n_jobs": n_jobs, "T": T, "arrivals": arr, "horizon": horizon, "data_dir": data_dir,
         "server_source": used, "trace_file": trace_file, "requested_server_source": server_source,
         "verify_trace": bool(verify_trace),
-        "max_server_gpus": max_server_gpus, "cpus_per_gpu": cpus_per_gpu, "worker_types": U_r,
+        "max_server_gpus": max_server_gpus, "server_size": server_size, "cpus_per_gpu": cpus_per_gpu,
+        "worker_types": U_r,
         "ps_types": V_r, "U": U, "V": V, "type_draw": type_draw, "cloud_workers": cloud_workers,
         "cloud_ps": cloud_ps, "epochs": E_r, "chunks": D_r, "minibatches": M_r, "compute_hours": n_r,
         "update_ms": H_r, "gradient_mb": k_r, "worker_bw_mbps": bw_r, "ps_bw_gbps": ps_r,

@@ -20,6 +20,8 @@ Implemented here:
 * :mod:`dlsched.specon.checks` -- the spec's section 8 as check functions (notebook 51).
 * :mod:`dlsched.specon.experiments` -- Sec. VI: DS and SpeCon on the paper's schedules, the
   paper's numbers beside ours (Figs. 5-12, Table III; notebook 52).
+* :mod:`dlsched.specon.readings` -- which reading restores the claim (issue 22): the alternative
+  readings side by side at paper scale and the first-come-first-served ceiling (notebook 52).
 * :mod:`dlsched.specon.explain` -- helpers of notebook 50 (sharing table, Fig. 1 statistic).
 * :mod:`dlsched.specon.testbed` (+ ``testbed_job``) -- the same algorithms on real training
   processes pinned to disjoint CPU sets, migrating through ``.npz`` checkpoints.

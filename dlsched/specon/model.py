@@ -57,6 +57,21 @@ migration pause              5 s, sd 0                   [Q] bound of Fig. 2; ``
 slot length                  0.1 s                       [R] spec 7.1; ``slot_seconds``
 ===========================  ==========================  =============================================
 
+**Converged containers** (reading of issue 22, ``converged_cpu`` = :math:`f` < 1; default 1 =
+the spec's 3.3). The paper says a converged model "may hurt other training jobs on the same
+machine" (l. 21) and that SpeCon should "limit resources for slow-growing ones" (l. 228), but
+not that a converged container uses less CPU. In this reading it does: from the step
+:math:`x_c` at which its evaluation function has made ``converged_at`` of its whole reduction
+(:attr:`SpeconJob.converged_step`) it trains at its solo speed with :math:`f\,C^{use}` cores.
+The engine's demands are fixed per job, so a container's demand :math:`d` is booked as two
+parts on its node: :math:`f\,d` (its worker) and, while it still progresses, the extra
+:math:`(1-f)\,d` (the placement's ``ps`` slot, on the same node). Both policies drop the extra
+part at the first decision at or after :math:`x_c` and ask to be woken when the next container
+is predicted to reach it (:meth:`dlsched.specon.policy.K8sDefault.converged_wakeup`), so the
+phase changes within one slot (0.1 s) of :math:`x_c`. Under proportional sharing every
+container on a node then runs at the same fraction :math:`\min(1, C^{use}/\sum d)` of its solo
+speed, and a node with converged containers does more total work than one without.
+
 **Solo times** (spec 7.5). The paper gives no job lengths; :func:`calibrate_solo_seconds` finds
 the ``solo_seconds`` at which DS (:func:`ds_completion_times`) has the paper's mean completion
 time (:data:`PAPER_DS_MEAN`). The default 215 s is Fig. 5's (DS mean 275.0 s, makespan 1225 s);
@@ -93,6 +108,7 @@ import numpy as np
 from dlsched.core import numerics
 from dlsched.core.cluster import Cluster, Server
 from dlsched.core.jobs import JobSpec, SpeconModel, Workload
+from dlsched.core.schedule import Placement
 
 __all__ = [
     "CPU_SHARING",
@@ -222,6 +238,17 @@ class SpeconJob(SpeconModel):
         :mod:`dlsched.specon.testbed`); empty (default): ``curve_losses(curve)``.
     epoch_steps : int
         Steps per epoch of ``losses`` (only with ``losses``; default 1).
+    converged_cpu : float
+        Reading "a converged container needs less CPU" (issue 22), :math:`f` in (0, 1]: once the
+        container has converged (:attr:`converged_step`) it trains at its solo speed with
+        :math:`f\,C^{use}` cores, so it asks for only that much and leaves the rest of its node to
+        the others. 1 (default) is the spec's reading (3.3: no requests or limits; every
+        container, converged or not, asks for :math:`C^{use}`). It reinterprets l. 21 ("a
+        converged model may hurt other training jobs on the same machine") and l. 228 ("limit
+        resources for slow-growing ones"). See the module docstring, *Converged containers*.
+    converged_at : float
+        Share of its whole loss reduction (on :meth:`evaluation`) after which a container counts
+        as converged, in (0, 1] (only with ``converged_cpu`` < 1).
 
     Raises
     ------
@@ -236,6 +263,8 @@ class SpeconJob(SpeconModel):
     eval_window: int = 1
     losses: tuple[float, ...] = ()
     epoch_steps: int = 1
+    converged_cpu: float = 1.0
+    converged_at: float = 0.9
     work_unit: ClassVar[str] = "steps"
 
     def __post_init__(self) -> None:
@@ -271,6 +300,12 @@ class SpeconJob(SpeconModel):
         if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or w < 1:
             raise ValueError(f"SpeconJob.eval_window must be an integer >= 1, got {w!r}")
         object.__setattr__(self, "eval_window", int(w))
+        for f in ("converged_cpu", "converged_at"):
+            v = getattr(self, f)
+            ok = isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
+            if not ok or not math.isfinite(float(v)) or not 0 < v <= 1:
+                raise ValueError(f"SpeconJob.{f} must be a number in (0, 1], got {v!r}")
+            object.__setattr__(self, f, float(v))
 
     def pause_slots(self, slot_seconds: float) -> int:
         """``migration_pause`` in whole slots of ``slot_seconds`` (rounded to the nearest slot)."""
@@ -293,13 +328,57 @@ class SpeconJob(SpeconModel):
         return self.work / self.solo_seconds * self.g(cores / usable)
 
     def rate(self, spec, placement, ctx) -> float:
-        """Steps per slot: :meth:`steps_per_second` of the node share times the slot length."""
+        r"""Steps per slot: :meth:`steps_per_second` of the node share times the slot length.
+
+        Under the converged-CPU reading (``converged_cpu`` = :math:`f` < 1) a converged container
+        (placement without the booked extra, :meth:`placement_violations`) runs at its solo speed
+        with :math:`f\,C^{use}` cores: :math:`g(s_j / (f\,C^{use}))`."""
         if placement.n_workers == 0:
             return 0.0
         ((s, _),) = placement.workers
         r = ctx.cluster.resource_index(self.cpu_resource)
         usable = self.cpu_usable * ctx.cluster.capacity[s, r]
-        return self.steps_per_second(self.cores(spec, placement, ctx), usable) * ctx.cluster.slot_seconds
+        need = usable
+        if self.converged_cpu < 1 and placement.n_ps == 0:  # converged: needs f C_use only
+            need = self.converged_cpu * usable
+        return self.steps_per_second(self.cores(spec, placement, ctx), need) * ctx.cluster.slot_seconds
+
+    def cores(self, spec, placement, ctx) -> float:
+        """Cores the container gets on its node (:meth:`SpeconModel.cores`); under the converged-CPU
+        reading a progressing container's booked extra need (the ``ps`` slot on its own node)
+        gets the same proportional share as its own demand."""
+        c = super().cores(spec, placement, ctx)
+        if self.converged_cpu < 1 and placement.n_ps > 0 and c > 0:
+            base = spec.worker_demand.get(self.cpu_resource, 0.0)
+            extra = spec.ps_demand.get(self.cpu_resource, 0.0) * placement.n_ps
+            c = c * (base + extra) / base
+        return c
+
+    def placement_violations(self, spec, placement):
+        """The base rules, except that under the converged-CPU reading a progressing container
+        books its extra CPU need as one ``ps`` slot, which must sit on its own node."""
+        if self.converged_cpu < 1 and placement.n_ps > 0:
+            if placement.ps != placement.workers or placement.n_ps != 1:
+                yield (
+                    "converged_cpu",
+                    f"the extra CPU need must be one slot on the container's "
+                    f"node, got workers {placement.workers} and ps {placement.ps}",
+                )
+            yield from super().placement_violations(spec, Placement.of(dict(placement.workers)))
+            return
+        yield from super().placement_violations(spec, placement)
+
+    @property
+    def converged_step(self) -> float:
+        r""":math:`x_c`, the first step at which :meth:`evaluation` has made ``converged_at`` of its
+        whole reduction :math:`E_{first} - \min_n E(n)` over the job's ``work`` steps (``work``
+        if it never falls)."""
+        return _converged_step(
+            self.curve if not self.losses else self.losses,
+            int(self.work),
+            self.eval_window,
+            self.converged_at,
+        )
 
     # ----------------------------------------------------------------------- evaluation function
     def loss_array(self) -> np.ndarray:
@@ -334,6 +413,22 @@ class SpeconJob(SpeconModel):
         n = int(min(max(0, math.floor(float(work_done) + 1e-9)), self.work))
         done = n // k
         return self.loss_array()[: done * k].reshape(done, k).mean(axis=1)
+
+
+@functools.lru_cache(maxsize=1024)
+def _converged_step(curve: str | tuple[float, ...], work: int, window: int, share: float) -> float:
+    """:attr:`SpeconJob.converged_step` (memoised: ``curve`` is a committed curve's name or the
+    losses themselves)."""
+    losses = curve_losses(curve) if isinstance(curve, str) else np.asarray(curve, dtype=float)
+    n = np.arange(1, work + 1)
+    csum = np.concatenate([[0.0], np.cumsum(losses[:work])])
+    lo = np.maximum(0, n - window)
+    e = (csum[n] - csum[lo]) / (n - lo)  # E(n) of SpeconJob.evaluation, n = 1..work
+    drop = e[0] - float(e.min())
+    if drop <= 0:
+        return float(work)
+    reached = np.nonzero((e[0] - e) >= share * drop * (1 - 1e-12))[0]
+    return float(n[reached[0]])
 
 
 # ------------------------------------------------------------------------------------ workload
@@ -404,6 +499,8 @@ def specon_workload(
     migration_pause: float = 5.0,
     pause_sd: float = 0.0,
     slot_seconds: float = 0.1,
+    converged_cpu: float = 1.0,
+    converged_at: float = 0.9,
 ) -> Workload:
     r"""The paper's schedules on cluster 1 or 2 (SpeCon Sec. VI, spec sections 6-7).
 
@@ -454,6 +551,15 @@ def specon_workload(
         Standard deviation of each job's pause (0; the paper's spread is :data:`PAUSE_SD_PAPER`).
     slot_seconds : float
         Slot length (0.1 s, see module docstring).
+    converged_cpu : float
+        Reading "a converged container needs less CPU" (issue 22): the share :math:`f` in
+        (0, 1] of its demand a converged container still needs (1: the spec's reading, 3.3;
+        reinterprets l. 21 and l. 228). With :math:`f` < 1 each container's demand is split
+        into :math:`f\,d` (``worker_demand``) and the extra :math:`(1-f)\,d` it needs while it
+        progresses (``ps_demand``, booked on its own node by the policies until it converges).
+    converged_at : float
+        Share of its loss reduction after which a container has converged (0.9; only with
+        ``converged_cpu`` < 1; :attr:`SpeconJob.converged_step`).
 
     Returns
     -------
@@ -507,6 +613,10 @@ def specon_workload(
         eval_window = _int(eval_window, "eval_window")
     migration_pause = _pos(migration_pause, "migration_pause", zero=True)
     pause_sd = _pos(pause_sd, "pause_sd", zero=True)
+    for name, v in (("converged_cpu", converged_cpu), ("converged_at", converged_at)):
+        if _pos(v, name) > 1:
+            raise ValueError(f"specon_workload: {name} must be in (0, 1], got {v!r}")
+    converged_cpu, converged_at = float(converged_cpu), float(converged_at)
     nodes = make_cluster(CLUSTER_WORKERS[cluster], cores=cores, mem_gb=mem_gb, slot_seconds=slot_seconds)
     usable = cpu_usable * float(nodes.capacity[0, 0])
     if container_mem_gb > mem_gb:
@@ -552,13 +662,22 @@ def specon_workload(
             progress=progress,
             progress_param=progress_param,
             eval_window=min(window, s_k),
+            converged_cpu=converged_cpu,
+            converged_at=converged_at,
         )
+        worker, extra = {"cpu": demand, "mem": container_mem_gb}, {}
+        if converged_cpu < 1:  # reading "a converged container needs less CPU"
+            worker, extra = (
+                {"cpu": converged_cpu * demand, "mem": container_mem_gb},
+                {"cpu": (1.0 - converged_cpu) * demand},
+            )
         jobs.append(
             JobSpec(
                 j,
                 int(round(launch[j] / nodes.slot_seconds)),
                 model,
-                {"cpu": demand, "mem": container_mem_gb},
+                worker,
+                extra,
                 requested_workers=1,
                 name=f"Job-{j + 1} {kind}",
                 submit_time=float(launch[j]),
@@ -587,6 +706,8 @@ def specon_workload(
         "migration_pause": migration_pause,
         "pause_sd": pause_sd,
         "slot_seconds": nodes.slot_seconds,
+        "converged_cpu": converged_cpu,
+        "converged_at": converged_at,
     }
     return Workload(nodes, tuple(jobs), name="specon", params=params)
 
@@ -599,12 +720,19 @@ def ds_completion_times(workload: Workload) -> np.ndarray:
     ``k mod |W|`` for its whole life, no migration.
 
     Runs the engine with FIFO's round-robin placement, which puts the one-container jobs exactly
-    there (one job at a time, launch order).
+    there (one job at a time, launch order). Under the reading "a converged container needs less
+    CPU" (``converged_cpu`` < 1) it runs DS itself (:class:`~dlsched.specon.policy.K8sDefault`),
+    which books and releases each container's extra CPU need; FIFO knows nothing of it.
     """
     from dlsched.baselines.fifo import FIFO
     from dlsched.core.simulator import simulate
 
-    r = simulate(workload, FIFO(placement="round_robin"))
+    if any(getattr(s.model, "converged_cpu", 1.0) < 1 for s in workload.jobs):
+        from dlsched.specon.policy import K8sDefault
+
+        r = simulate(workload, K8sDefault())
+    else:
+        r = simulate(workload, FIFO(placement="round_robin"))
     n = workload.cluster.n_servers
     for j, servers in r.runs.groupby("job")["server"].unique().items():
         if list(servers) != [j % n]:  # pragma: no cover - guards the equivalence claimed above

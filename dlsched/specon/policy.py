@@ -271,6 +271,12 @@ class K8sDefault(BasePolicy):
     pod only when its node fails (l. 400), never here. Each job is admitted at launch with one
     worker. [N] If the pinned node lacks memory for the container it waits (pending) until it
     fits, as a pod with a fixed node name would.
+
+    Under the reading "a converged container needs less CPU" (workload ``converged_cpu`` < 1,
+    issue 22; :mod:`dlsched.specon.model`, *Converged containers*) a container also books its
+    extra CPU need on its node until it converges, and the policy wakes when the next one is
+    predicted to (:meth:`converged_wakeup`); SpeCon inherits both. Without the reading nothing
+    of this runs.
     """
 
     name: ClassVar[str] = "k8s_default"
@@ -284,6 +290,63 @@ class K8sDefault(BasePolicy):
         self._launched = 0
         self._node: dict[int, int] = {}
         self._placement: dict[int, Placement] = {}
+        self._converged: set[int] = set()  # converged-CPU reading: containers past x_c
+        self._phased = False  # some job uses the converged-CPU reading
+
+    # ------------------------------------------- reading "a converged container needs less CPU"
+    @staticmethod
+    def _reads_converged(spec) -> bool:
+        return getattr(spec.model, "converged_cpu", 1.0) < 1
+
+    def _container(self, j: int, s: int) -> Placement:
+        """Container ``j`` on node ``s``: one worker; under the converged-CPU reading
+        (:mod:`dlsched.specon.model`, *Converged containers*) a container that still progresses
+        also holds its extra CPU need, booked as a ``ps`` slot on the same node."""
+        if self._reads_converged(self._specs[j]) and j not in self._converged:
+            return Placement.of({s: 1}, {s: 1})
+        return Placement.of({s: 1})
+
+    def _pausing(self, t: int, j: int) -> bool:
+        """Container ``j`` is in a migration pause at slot ``t`` (DS never moves one)."""
+        return False
+
+    def _update_converged(self, view: ClusterView) -> None:
+        """Converged-CPU reading: containers whose work reached :math:`x_c`
+        (``model.converged_step``) give up their extra CPU need, on the node they are on."""
+        if not self._phased:
+            return
+        for j, p in list(self._placement.items()):
+            spec = self._specs[j]
+            if j in self._converged or not self._reads_converged(spec) or j not in view.jobs:
+                continue
+            x_c = spec.model.converged_step
+            if view.jobs[j].work_done >= x_c * (1 - 1e-12) - 1e-9:
+                self._converged.add(j)
+                self._placement[j] = Placement.of({_host(p): 1})
+
+    def converged_wakeup(self, t: int, view: ClusterView) -> int | None:
+        """Converged-CPU reading: the first slot at which a progressing container is predicted
+        to reach :math:`x_c` at today's rates (None without the reading or such containers).
+
+        A prediction can only be early (a pausing container's rate is 0, a pause ending slows
+        the others) or made again (every arrival, completion and move is a decision), so each
+        container converges within one slot of :math:`x_c`."""
+        if not self._phased:
+            return None
+        running = {j: p for j, p in self._placement.items() if not self._pausing(t, j)}
+        ctx = RateContext(self.cluster, server_usage(self.cluster, self._specs, running))
+        best: int | None = None
+        for j, p in self._placement.items():
+            spec = self._specs[j]
+            if j in self._converged or not self._reads_converged(spec) or j not in view.jobs:
+                continue
+            r = spec.model.rate(spec, p, ctx)
+            if r <= 0:
+                continue
+            left = spec.model.converged_step - view.jobs[j].work_done
+            k = max(1, math.ceil(left / r - 1e-9))
+            best = t + k if best is None else min(best, t + k)
+        return best
 
     def _place_new(self, t: int, view: ClusterView) -> tuple[set[int], list[int]]:
         """Pin newly launched jobs to their round-robin node and start those that fit.
@@ -294,6 +357,7 @@ class K8sDefault(BasePolicy):
             if v.job_id not in self._node:
                 self._node[v.job_id] = self._launched % n
                 self._launched += 1
+                self._phased = self._phased or self._reads_converged(v.spec)
         for j in list(self._placement):
             if j not in view.jobs:
                 del self._placement[j]
@@ -309,14 +373,16 @@ class K8sDefault(BasePolicy):
                 used[s] += need
                 admit.add(v.job_id)
                 started.append(v.job_id)
-                self._placement[v.job_id] = Placement.of({s: 1})
+                self._placement[v.job_id] = self._container(v.job_id, s)
         return admit, started
 
     def decide(self, t: int, view: ClusterView) -> Decision:
         """Admit and pin new containers; keep every running container where it is."""
         self._specs = {j: v.spec for j, v in view.jobs.items()}
         admit, _ = self._place_new(t, view)
-        return Decision(allocations=dict(self._placement), admit=admit)
+        self._update_converged(view)
+        wake = self.converged_wakeup(t, view)
+        return Decision(allocations=dict(self._placement), admit=admit, wakeup=wake)
 
 
 # ------------------------------------------------------------------------------------ SpeCon
@@ -603,7 +669,7 @@ class SpeCon(K8sDefault):
         """Save c_j, restore it on ``target`` (A2 l. 14-16 / 19-21, A3 l. 15 / 28)."""
         spec = self._specs[j]
         prev = self._placement[j]
-        new = Placement.of({target: 1})
+        new = self._container(j, target)
         own = spec.model.switch_pause(prev, new)
         if not math.isfinite(own):
             raise ValueError(
@@ -753,6 +819,7 @@ class SpeCon(K8sDefault):
             if j not in view.jobs:
                 del self._state[j]
         admit, started = self._place_new(t, view)
+        self._update_converged(view)
         for j in started:  # A1 l. 2: PC, migrated = False; E(t_0) = E_first
             v = view.jobs[j]
             c = _Container(launch=t, next_tick=self._first_tick(t))
@@ -795,4 +862,7 @@ class SpeCon(K8sDefault):
             # marked, D of Alg. 3 stays empty. Ticks would change nothing; skipping them keeps
             # the engine's arithmetic identical to DS's (spec 8.6: equal job tables).
             wake = None
+        phase = self.converged_wakeup(t, view)
+        if phase is not None:
+            wake = phase if wake is None else min(wake, phase)
         return Decision(allocations=dict(self._placement), admit=admit, wakeup=wake, pause=pauses)
