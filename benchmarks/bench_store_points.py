@@ -27,7 +27,9 @@ import time
 from dlsched import store as st
 
 
-def choose(entries: dict[str, dict], fn: str, where: list[str], slowest: int, rand: int, seed: int) -> list[str]:
+def choose(
+    entries: dict[str, dict], fn: str, where: list[str], slowest: int, rand: int, seed: int
+) -> list[str]:
     """Keys of the points to recompute: the ``slowest`` by stored seconds plus ``rand`` random others."""
     conds = [w.split("=", 1) for w in where]
     keys = [

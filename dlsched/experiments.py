@@ -558,9 +558,9 @@ def sweep(
         started by the first such sweep of the process and kept for the next ones (a notebook's
         sweeps share it; :func:`close_local_cluster` or the end of the process closes it; it is
         replaced when ``n_workers`` or the environment changes); a single point to compute runs
-        in-process instead (the result is the same either way). A scheduler address such as ``"tcp://127.0.0.1:8786"``: connect to
-        that running cluster (which is left running). A ``distributed.Client``: use it as is
-        (it is not closed).
+        in-process instead (the result is the same either way). A scheduler address such as
+        ``"tcp://127.0.0.1:8786"``: connect to that running cluster (which is left running).
+        A ``distributed.Client``: use it as is (it is not closed).
     n_workers : int, optional
         Worker processes for ``scheduler="local"``; default ``min(2, os.cpu_count())``.
     progress : bool, default False
@@ -757,7 +757,8 @@ def _local_client(n: int) -> Any:
     """
     from distributed import Client, LocalCluster
 
-    key = (n, tuple(sorted((k, v) for k, v in os.environ.items() if k == "PYTHONPATH" or k.startswith("DLSCHED_"))))
+    env = sorted((k, v) for k, v in os.environ.items() if k == "PYTHONPATH" or k.startswith("DLSCHED_"))
+    key = (n, tuple(env))
     held = _LOCAL[0]
     if held is not None:
         if held[0] == key and held[2].status == "running" and len(held[2].scheduler_info()["workers"]) == n:
@@ -804,7 +805,7 @@ def _run_dask(
     mode: str,
     n_workers: int | None,
 ) -> None:
-    from distributed import Client, LocalCluster, as_completed
+    from distributed import Client, as_completed
 
     with contextlib.ExitStack() as stack:
         if mode == "local":

@@ -19,8 +19,8 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Mapping
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -174,8 +174,8 @@ def fidelity_table(folder: str | os.PathLike[str] | None = None) -> pd.DataFrame
         total = {"paper": "total", "notebook": "", **{c: int(table[c].sum()) for c in ["claims", *VERDICTS]}}
         for col in ("restored", "beyond_ceiling"):
             total[col] = int(table[col].sum()) if table[col].notna().any() else pd.NA
-        table = pd.concat([table, pd.DataFrame([total]).astype({"restored": "Int64", "beyond_ceiling": "Int64"})],
-                          ignore_index=True)
+        last = pd.DataFrame([total]).astype({"restored": "Int64", "beyond_ceiling": "Int64"})
+        table = pd.concat([table, last], ignore_index=True)
     return table
 
 
@@ -186,7 +186,8 @@ def fidelity_markdown(folder: str | os.PathLike[str] | None = None, link_prefix:
     if table.empty:
         return "_No paper-mode scorecards yet: run `dlsched reproduce --mode paper`._\n"
     lines = [
-        "| paper | claims judged | reproduced | partly | not reproduced | restored by a documented reading | beyond the model's ceiling |",
+        "| paper | claims judged | reproduced | partly | not reproduced "
+        "| restored by a documented reading | beyond the model's ceiling |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
 

@@ -57,7 +57,9 @@ __all__ = [
 ]
 
 #: Columns of a readings table, in order.
-COLUMNS = ("figure", "quantity", "paper", "reading", "parameter", "source", "fixed", "ours", "holds", "verdict")
+COLUMNS = (
+    "figure", "quantity", "paper", "reading", "parameter", "source", "fixed", "ours", "holds", "verdict",
+)  # fmt: skip
 #: Values of ``fixed``.
 FIXED = ("before", "after")
 

@@ -724,7 +724,8 @@ def reproduce(
         os.environ[result_store.FRESH_ENV] = "1" if fresh else "0"
     # A paper-mode run on the repository's store records which points each notebook asks for
     # (build/store-uses/<notebook>.keys), so `dlsched audit --stale` can name unused entries.
-    uses_dir = result_store.DEFAULT_USES if mode == "paper" and store_path == result_store.DEFAULT_PATH else None
+    on_repo_store = mode == "paper" and store_path == result_store.DEFAULT_PATH
+    uses_dir = result_store.DEFAULT_USES if on_repo_store else None
     if uses_dir is not None:
         os.environ[result_store.USES_ENV] = str(uses_dir)
     else:

@@ -1281,9 +1281,10 @@ def _audit_many(s: ResultStore, keys: list[str], entries: Mapping[str, Mapping[s
     from distributed import Client, LocalCluster, as_completed
 
     order = sorted(keys, key=lambda k: (-float(entries[k].get("seconds", 0.0)), k))
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None, scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-                      silence_logs=logging.ERROR) as cluster, Client(cluster, set_as_default=False) as client:  # fmt: skip
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                           dashboard_address=None, scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                           silence_logs=logging.ERROR)  # fmt: skip
+    with cluster, Client(cluster, set_as_default=False) as client:
         futures = {client.submit(_audit_at, str(s.path), k, key=f"audit-{k}", pure=False): k for k in order}
         for fut in as_completed(list(futures), loop=client.loop):
             yield futures[fut], fut.result()

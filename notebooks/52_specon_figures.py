@@ -88,9 +88,11 @@ testbed_launch_interval = 5.0
 # %%
 import pandas as pd
 
+import dlsched.readings
 from dlsched import experiments, fidelity, plotting
 from dlsched.specon import experiments as sx
 from dlsched.specon import explain, findings, paper
+from dlsched.specon import readings as specon_readings
 from dlsched.specon.model import TYPE_CURVES
 
 quick = mode == "quick"
@@ -400,7 +402,62 @@ if not quick:
     paths = plotting.savefig(fig, "fig_specon_52_testbed", figures_dir)
 
 # %% [markdown]
-# ## 8. Scorecard
+# ## 8. Which reading restores the claim
+#
+# For every claim the scorecard (section 9) judges `no` or `partly`, the table below runs the
+# spec's default reading and each alternative reading on the same schedules, through the results
+# store (`dlsched.specon.readings.reading_run`), and, for the VAE-only schedules, the model's
+# ceiling. Each alternative is a parameter of the wing; `source` names the spec or paper line it
+# reinterprets, and every one was fixed before its result was seen (`fixed`):
+#
+# * **Readings that let containers reach CC.** Algorithm 1's literal cascade
+#   (`cascade="full"`, spec A2); WC -> CC with the request on the same tick
+#   (`cascade="cc_request"`); the threshold $\alpha = 0.05$ of most of Table III's settings
+#   (l. 343-348) instead of Fig. 5's 0.01 (l. 326); on the VAE-only schedules, the other VAE
+#   stand-in curve (spec 7.4).
+# * **Contention**: $g(x) = x^{1.5}$ (section 6), alone and with each reading above.
+# * **A converged container needs less CPU** (workload `converged_cpu = 0.5`). The paper says a
+#   converged model "may hurt other training jobs on the same machine" (l. 21) and that SpeCon
+#   should "limit resources for slow-growing ones" (l. 228). In this reading a container that has
+#   made 90 % of its loss reduction trains at its solo speed on half a node's usable cores, so the
+#   containers beside it share the rest; alone and with each reading above.
+# * **Ceiling** (Fig. 5 and Table III): every container alone on the first idle node in launch
+#   order, never sharing one. Under the spec's model sharing a node never speeds its containers
+#   up, and these jobs are identical, so no schedule has a smaller mean completion time. The
+#   paper reports 275.2 -> 234.7 s (-14.7 %) on Fig. 5 and reductions up to 9.6 % in Table III;
+#   where the ceiling's reduction is smaller, no reading of the scheduler reaches the paper's
+#   number under our model.
+#
+# `holds` applies the scorecard's own rule for that claim to the reading's runs. The default
+# reading runs at every seed, as in the scorecard; so does every reading under which a failed
+# claim held at seed 0, so that no reading is credited with a claim on one schedule. The others
+# are shown at seed 0, where they restore nothing. The ceiling does not apply under
+# `converged_cpu < 1`, where two containers on a node can do more than one.
+
+# %%
+reading_grid = specon_readings.readings_grid(mode)
+reading_runs = experiments.sweep(specon_readings.reading_run, reading_grid, **run)
+judged = findings.scorecard({"Fig. 5": cmp5, "Table III": cmp3, "Fig. 6": cmp6, "Fig. 7": cmp7,
+                             "Fig. 12": cmp12})
+readings_table = dlsched.readings.readings_table(specon_readings.readings_rows(reading_runs, judged))
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(readings_table.drop(columns=["paper", "parameter", "source", "fixed"]).to_string(index=False))
+print()
+verdicts = readings_table.groupby(["figure", "quantity"], sort=False)["verdict"].value_counts()
+print(verdicts.unstack(fill_value=0).to_string())
+saved_readings = dlsched.readings.save_readings(readings_table, "52_specon_figures", mode=mode)
+
+# %% [markdown]
+# **Reading the table.** A claim that some row restores ("restores the claim") has a documented
+# reading of the paper under which our SpeCon does what the paper reports; a claim whose ceiling
+# row says "beyond the model's ceiling" cannot be reached by any scheduler under the spec's model,
+# whatever the reading of Algorithms 1-3. The saved table (`data/scorecards/readings/`, paper mode
+# only) feeds the README's fidelity table.
+
+# %% [markdown]
+# ## 9. Scorecard
 #
 # Every judged row of the tables above, computed from this run's data: `yes` = the same effect
 # within a factor of 2 (or the same claim holds), `partly` = the same direction but a different

@@ -244,7 +244,9 @@ def test_serial_equals_local_dask() -> None:
     assert len(serial) == 4 * len(grid)
 
 
-def test_local_sweeps_share_one_cluster_until_the_environment_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_local_sweeps_share_one_cluster_until_the_environment_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     experiments.close_local_cluster()
     grid = param_grid({"n": 4}, seed=[1, 2])
     first = sweep(fns.noisy, grid, scheduler="local", n_workers=2)

@@ -825,6 +825,7 @@ class Dorm(BasePolicy):
         self._share = _ShareMeter(cluster)
         self._weights = _util_weights(cluster)
         self._stats = DormStats()
+        self._fit_memo: dict[tuple[int, bytes, int], np.ndarray] = {}
 
     @property
     def stats(self) -> DormStats:
@@ -838,6 +839,16 @@ class Dorm(BasePolicy):
         if not caps:
             caps.append(max(fixed_workers(spec, None), model.min_workers))
         return max(min(caps), model.min_workers)
+
+    def _fits_empty(self, cluster: Cluster, demand: np.ndarray, cap: int) -> np.ndarray:
+        """``_fits(cluster.capacity, demand, cluster.hard, cap)``: whole tasks per empty server,
+        memoised for the run (one cluster per run, see :meth:`reset`; jobs share a few demand
+        vectors)."""
+        key = (id(cluster), demand.tobytes(), cap)
+        fit = self._fit_memo.get(key)
+        if fit is None:
+            fit = self._fit_memo[key] = _fits(cluster.capacity, demand, cluster.hard, cap)
+        return fit
 
     @staticmethod
     def _beta(spec: JobSpec, cap: int) -> float:
@@ -1001,6 +1012,7 @@ class Dorm(BasePolicy):
         wgroups = [gi for gi, g in enumerate(groups) if g[0] in wset]
         pgroups = [gi for gi, g in enumerate(groups) if g[0] in pset]
         caps = [cluster.capacity[list(g)] for g in groups]
+        group_idx = [np.asarray(g, dtype=np.int64) for g in groups]
         n_jobs = len(jobs)
         lb: list[float] = []
         ub: list[float] = []
@@ -1040,10 +1052,13 @@ class Dorm(BasePolicy):
                 (wgroups, wd, cap, jv.prev_workers, jv.workers, uw + beta * up),
                 (pgroups if model.needs_ps else [], pd_, zcap, jv.prev_ps, jv.ps, 0.0),
             ):
+                # tasks fitting on each empty server: per server, so the group sums below are
+                # those of _fits(caps[gi], ...) (row by row, integers)
+                fit_empty = self._fits_empty(cluster, demand, cnt_cap) if gis else None
                 for gi in gis:
                     if not mask[groups[gi][0]]:
                         continue
-                    hi = min(cnt_cap, int(_fits(caps[gi], demand, hard, cnt_cap).sum()))
+                    hi = min(cnt_cap, int(fit_empty[group_idx[gi]].sum()))
                     lo = 0
                     if fixed:
                         lo = hi = prev.get(gi, 0)
@@ -1261,14 +1276,24 @@ class Dorm(BasePolicy):
         def demand(i: int, role: str) -> np.ndarray:
             return work[i][0].wd if role == "worker" else work[i][0].pd
 
+        def fit_one(s: int, need: list[tuple[int, float]], n: int) -> int:
+            """``_fits(free[s : s + 1], d, hard, n)[0]`` with Python floats (the same IEEE
+            divisions, minimum, sum and floor; no numpy call for one server)."""
+            if not need:
+                return n
+            row = free[s].tolist()
+            k = math.floor(min(row[r] / dr for r, dr in need) + _TOL)
+            return min(max(k, 0), n)
+
         def put(i: int, role: str, servers: Sequence[int], limit: int) -> None:
             d = demand(i, role)
+            need = [(r, float(d[r])) for r in np.flatnonzero(hard & (d > 0)).tolist()]
             for s in servers:
                 key = (i, role, int(group_of[s]))
                 n = min(limit, left.get(key, 0))
                 if n <= 0:
                     continue
-                n = min(n, int(_fits(free[s : s + 1], d, hard, n)[0]))
+                n = min(n, fit_one(s, need, n))
                 if n <= 0:
                     continue
                 free[s] -= n * d

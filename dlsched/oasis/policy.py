@@ -106,6 +106,14 @@ def _first_within(cands) -> int | None:
     return int(np.flatnonzero(ok & (c <= m + numerics.tolerance(m)))[0])
 
 
+def _tol(a: np.ndarray) -> np.ndarray:
+    """:func:`dlsched.core.numerics.tolerance` of one float64 array, by the same expression
+    (``REL_TOL * |a| + ABS_TOL``, a non-finite magnitude counting 0) without the generic
+    argument handling, which dominates on the small arrays of the DP steps."""
+    s = np.abs(a)
+    return numerics.REL_TOL * np.where(s < INF, s, 0.0) + numerics.ABS_TOL
+
+
 # ------------------------------------------------------------------------------ price parameters
 
 
@@ -316,6 +324,46 @@ def unit_caps(capacity: np.ndarray, used: np.ndarray, demand: np.ndarray) -> np.
     return np.maximum(0, np.floor(np.min(room, axis=-1) + _EPS)).astype(np.int64)
 
 
+def _price_order(price: np.ndarray) -> np.ndarray:
+    """:func:`dlsched.core.numerics.order` of each row of ``price`` (Alg. 2 lines 23/33 sort key),
+    computed with one stable sort plus a scalar pass over the near ties only.
+
+    For non-negative finite values in sorted order, the tie classes of
+    :func:`~dlsched.core.numerics.tie_classes` (a value joins the class of the run's *first* value
+    when within the tolerance of it) are decided by the gaps: a zero gap always joins, a gap
+    beyond the tolerance of its two values always starts a class (the head is no larger than the
+    previous value, so it is even farther), and only a gap within the tolerance ("near tie")
+    needs the comparison with the head. Other inputs go to ``numerics.order`` itself.
+    """
+    idx = np.argsort(price, axis=-1, kind="stable")
+    sv = np.take_along_axis(price, idx, axis=-1)
+    if sv.shape[-1] < 2 or not (np.isfinite(sv).all() and (sv[:, 0] >= 0).all()):
+        return numerics.order(price)
+    gap = np.diff(sv, axis=-1)
+    tol = numerics.tolerance(sv[:, 1:], sv[:, :-1])
+    near = (gap > 0) & (gap <= tol)
+    if not near.any():  # exact ties only: the stable sort is the order (ties by position)
+        return idx
+    starts = gap > tol  # starts[:, j]: value j + 1 heads a new class
+    for r in np.flatnonzero(near.any(axis=1)).tolist():
+        vals = sv[r].tolist()
+        big = np.flatnonzero(starts[r]).tolist()
+        head, b = 0, 0
+        for j in np.flatnonzero(near[r]).tolist():
+            while b < len(big) and big[b] < j:
+                head, b = big[b] + 1, b + 1
+            x, h = vals[j + 1], vals[head]
+            if not (x == h or abs(x - h) <= numerics.tolerance(x, h)):
+                starts[r, j] = True
+                head = j + 1
+    ranks = np.zeros(sv.shape, dtype=np.int64)
+    ranks[:, 1:] = np.cumsum(starts, axis=-1)
+    ranks_at = np.empty_like(ranks)
+    np.put_along_axis(ranks_at, idx, ranks, axis=-1)
+    pos = np.broadcast_to(np.arange(sv.shape[-1]), sv.shape)
+    return np.lexsort([pos, ranks_at], axis=-1)
+
+
 def _greedy_cost(price: np.ndarray, cap: np.ndarray, counts: np.ndarray, limit: int):
     """Cost of deploying ``counts`` units greedily on servers sorted by ``price`` (stable), for
     every slot: arrays (S, len(counts)); +inf where more than min(limit, total cap) are needed.
@@ -328,7 +376,7 @@ def _greedy_cost(price: np.ndarray, cap: np.ndarray, counts: np.ndarray, limit: 
     """
     # Alg. 2 lines 23/33: sort servers by unit price sum_r p_h^r(t) w_i^r, non-decreasing; prices
     # within the tolerance _tol (REL_TOL of the larger) tie -> smaller server position in the pool
-    order = numerics.order(price)
+    order = _price_order(price)
     ps = np.take_along_axis(price, order, axis=1)
     cs = np.take_along_axis(cap, order, axis=1)
     cc = np.cumsum(cs, axis=1)
@@ -605,7 +653,7 @@ def _dp(cost: np.ndarray, D: int, dmax: int, track: _Tracker):
             for dp, cd, d0, d1 in spans:
                 tgt = least[d0 - lo : d1 - lo + 1]
                 np.minimum(tgt, prev[d0 - dp - plo : d1 - dp - plo + 1] + cd, out=tgt)
-            thr = least + numerics.tolerance(least)
+            thr = least + _tol(least)
             todo = np.isfinite(least)
             for dp, cd, d0, d1 in spans:
                 if not todo.any():
@@ -648,13 +696,48 @@ def _frontier(by_workers: np.ndarray, chunks_of: np.ndarray, D: int, track: _Tra
     back: list[tuple] = []
     cover = np.minimum(chunks_of, D)
     cmax = int(cover[-1])
+    # A slot's options are the first W of each coverage among its finite W. Usually the finite W
+    # are a prefix 0..n-1 (costs grow with W and infeasibility is monotone) and coverage is
+    # non-decreasing in W: then the options are a prefix of one list computed once per job, the
+    # same as the per-slot np.unique below.
+    finite = np.isfinite(by_workers)
+    n_finite = finite.sum(axis=1)
+    prefix = bool(np.all(cover[1:] >= cover[:-1])) and bool(
+        (finite == (np.arange(finite.shape[1]) < n_finite[:, None])).all()
+    )
+    if prefix:
+        w_first = np.flatnonzero(np.r_[True, cover[1:] != cover[:-1]])
+        k_first = cover[w_first]
+        n_opts = np.searchsorted(w_first, n_finite)
+    # A frontier of one point (x0, c0) whose options covering something all cost at least the
+    # limit (hmin[k] bounds their costs from below; float addition is monotone) only keeps itself
+    # through W = 0 (cost exactly 0, coverage 0): the step is done without array work. Common when
+    # the cluster is full and the job is about to be rejected.
+    idle = bool(cover[0] == 0 and np.all(by_workers[:, 0] == 0.0) and np.all(by_workers >= 0.0))
+    if idle:
+        hmin = np.min(by_workers[:, cover > 0], axis=1, initial=INF)
+        zero = np.zeros(1, dtype=np.int64)
+        empty = np.zeros(0, dtype=np.int64)
     for k in range(S):
         if track.stop(k) or (dense is None and len(x) == 0):
             break
+        if idle and dense is None and len(x) == 1 and hmin[k] + c[0] >= track.limit(k):
+            if c[0] < track.limit(k) and x[0] >= D - (S - 1 - k) * cmax:
+                back.append(("sparse", zero, zero, x))
+                track.record(k, float(c[0]) if x[0] == D else INF)
+            else:
+                x, c = empty, np.zeros(0)
+                back.append(("sparse", empty, empty, x))
+                track.record(k, INF)
+            continue
         h = by_workers[k]
-        Wok = np.flatnonzero(np.isfinite(h))
-        kk, first = np.unique(cover[Wok], return_index=True)  # smallest W per coverage
-        Wopt, hopt = Wok[first], h[Wok[first]]
+        if prefix:
+            Wopt = w_first[: n_opts[k]]
+            kk, hopt = k_first[: n_opts[k]], h[Wopt]
+        else:
+            Wok = np.flatnonzero(np.isfinite(h))
+            kk, first = np.unique(cover[Wok], return_index=True)  # smallest W per coverage
+            Wopt, hopt = Wok[first], h[Wok[first]]
         if dense is None and len(x) * len(Wopt) > DENSE_SWITCH:
             idx = np.searchsorted(x, np.arange(D + 1), side="left")
             dense = np.where(idx < len(x), c[np.minimum(idx, len(x) - 1)], INF)
@@ -665,14 +748,22 @@ def _frontier(by_workers: np.ndarray, chunks_of: np.ndarray, D: int, track: _Tra
             # that much by slot k (F = INF). Below lo, F takes F(lo), which keeps it monotone.
             lo = max(0, D - (S - 1 - k) * cmax)
             hi = min(D, (k + 1) * cmax)
-            if lo <= hi:
+            # F is INF from coverage n_f on (pruned states), so option kw only reaches x < n_f + kw;
+            # the INF sums it would give above are skipped (they never lower the minimum)
+            fin_rev = np.isfinite(dense[::-1])
+            n_f = D + 1 - int(fin_rev.argmax()) if fin_rev.any() else 0
+            if lo <= hi and n_f > 0:
                 window = new[lo : hi + 1]
                 cand = np.empty(hi - lo + 1)
                 for kw, hw in zip(kk.tolist(), hopt.tolist(), strict=True):
-                    cut = min(len(cand), max(0, kw - lo))  # coverages x < kw: this slot alone
+                    n = min(hi, n_f - 1 + kw) - lo + 1  # coverages lo..lo+n-1 can be finite
+                    if n <= 0:
+                        continue
+                    cut = min(n, max(0, kw - lo))  # coverages x < kw: this slot alone
                     cand[:cut] = dense[0] + hw
-                    np.add(dense[lo + cut - kw : hi + 1 - kw], hw, out=cand[cut:])
-                    np.minimum(window, cand, out=window)
+                    np.add(dense[lo + cut - kw : lo + n - kw], hw, out=cand[cut:n])
+                    np.minimum(window[:n], cand[:n], out=window[:n])
+            if lo <= hi:
                 new[:lo] = new[lo]
             record = float(new[D])
             new[new >= track.limit(k)] = INF
@@ -684,29 +775,35 @@ def _frontier(by_workers: np.ndarray, chunks_of: np.ndarray, D: int, track: _Tra
             continue
         m = len(x)
         # candidates laid out option-major (W ascending, then point index), so that "first in
-        # layout order" is the tie-break: fewest workers in this slot (as the exact DP)
+        # layout order" is the tie-break: fewest workers in this slot (as the exact DP); a
+        # candidate's flat position i is option i // m, point i % m
         X = np.minimum(D, kk[:, None] + x[None, :]).ravel()
         C = (hopt[:, None] + c[None, :]).ravel()
-        P = np.tile(np.arange(m), len(Wopt))
-        Wi = np.repeat(Wopt, m)
-        useful = (C < track.limit(k)) & (X >= D - (S - 1 - k) * cmax)
-        X, C, P, Wi = X[useful], C[useful], P[useful], Wi[useful]
+        pos = np.flatnonzero((C < track.limit(k)) & (X >= D - (S - 1 - k) * cmax))
+        X, C = X[pos], C[pos]
         # per coverage X the least cost, first in layout order: a scatter-min, then the first hit
         # within the tolerance _tol of it (line 15's argmin; the hit keeps its own cost)
         least = np.full(D + 1, INF)
         np.minimum.at(least, X, C)
-        hit = np.flatnonzero(C <= least[X] + numerics.tolerance(least[X]))
-        _, first = np.unique(X[hit], return_index=True)  # X ascending, first occurrence of each
-        sel = hit[first]
-        X, C, P, Wi = X[sel], C[sel], P[sel], Wi[sel]
+        lx = least[X]
+        hit = np.flatnonzero(C <= lx + _tol(lx))
+        # X ascending, first occurrence of each (as np.unique(X[hit], return_index=True))
+        xh = X[hit]
+        perm = np.argsort(xh, kind="stable")
+        xs = xh[perm]
+        first = np.empty(len(xs), dtype=bool)
+        first[:1] = True
+        np.not_equal(xs[1:], xs[:-1], out=first[1:])
+        sel = hit[perm[first]]
+        X, C, flat = X[sel], C[sel], pos[sel]
         keep = np.ones(len(C), dtype=bool)
         if len(C) > 1:
             suffix = np.minimum.accumulate(C[::-1])[::-1]
             # a point survives only if cheaper by more than _tol than every point covering more
             # (within it: a tie, the larger coverage serves, as for exactly equal costs)
-            keep[:-1] = C[:-1] < suffix[1:] - numerics.tolerance(suffix[1:])
-        x, c = X[keep], C[keep]
-        back.append(("sparse", P[keep], Wi[keep], x))
+            keep[:-1] = C[:-1] < suffix[1:] - _tol(suffix[1:])
+        x, c, flat = X[keep], C[keep], flat[keep]
+        back.append(("sparse", flat % m, Wopt[flat // m], x))
         track.record(k, float(c[-1]) if len(x) and x[-1] == D else INF)
     return back
 
@@ -1068,13 +1165,16 @@ class OASiS(BasePolicy):
         self.plans[j] = dict(best.placements)
         wpos = {int(s): i for i, s in enumerate(self._wsrv)}
         ppos = {int(s): i for i, s in enumerate(self._psrv)}
-        worker_price, ps_price = self._params.worker_price, self._params.ps_price
-        for t, p in best.placements.items():
-            for s, c in p.workers:
-                h = wpos[s]
-                self.g[t, h] += c * wd  # line 7
-                self.p[t, h] = worker_price(self.g[t, h], self._cw[h])  # line 8
-            for s, c in p.ps:
-                k = ppos[s]
-                self.v[t, k] += c * pdem  # line 9
-                self.q[t, k] = ps_price(self.v[t, k], self._cp[k])  # line 10
+        tables = (
+            (self.g, self.p, self._cw, wpos, wd, self._params.worker_price, "workers"),  # lines 7-8
+            (self.v, self.q, self._cp, ppos, pdem, self._params.ps_price, "ps"),  # lines 9-10
+        )
+        for used, price, cap, pos, dem, price_of, role in tables:
+            # all (slot, server) cells of the schedule at once: each appears once, and every
+            # operation is elementwise, so the floats are those of the cell-by-cell update
+            cells = [(t, pos[s], c) for t, p in best.placements.items() for s, c in getattr(p, role)]
+            if not cells:
+                continue
+            ts, hs, cs = (np.array(col) for col in zip(*cells, strict=True))
+            used[ts, hs] += cs[:, None] * dem
+            price[ts, hs] = price_of(used[ts, hs], cap[hs])

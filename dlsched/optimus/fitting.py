@@ -52,6 +52,7 @@ sync: :math:`f = 1 / (\theta_0 M/w + \theta_1 + \theta_2 w/p + \theta_3 w + \the
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -236,22 +237,88 @@ def remove_outliers(losses, window: int = 5) -> tuple[np.ndarray, np.ndarray]:
     return cleaned, out
 
 
-def _solve_beta01(
-    k: np.ndarray, y: np.ndarray, beta2: float, weighted: bool, point_w: np.ndarray
-) -> tuple[float, float, float]:
-    """NNLS of 1/(y - beta2) = beta0 k + beta1; returns (beta0, beta1, weighted rss in y)."""
-    r = y - beta2
-    if np.any(r <= 0):
-        return math.nan, math.nan, math.inf
-    A = np.column_stack([k, np.ones_like(k)])
-    b = 1.0 / r
-    wgt = np.sqrt(point_w) * (r * r if weighted else 1.0)
-    (b0, b1), _ = nnls(A * wgt[:, None], b * wgt)
-    den = b0 * k + b1
-    if (b0 == 0 and b1 == 0) or np.any(den <= 0):
-        return b0, b1, math.inf
-    rss = float(np.sum(point_w * (y - (1.0 / den + beta2)) ** 2))
-    return float(b0), float(b1), rss
+try:  # the compiled Lawson-Hanson solver that scipy.optimize.nnls wraps (same code, same answer)
+    from scipy.optimize._slsqplib import nnls as _nnls_core
+except ImportError:  # pragma: no cover - another SciPy layout: use the public wrapper
+    _nnls_core = None
+
+
+def _nnls_x(A: np.ndarray, b: np.ndarray, *, checked: bool = False) -> np.ndarray:
+    """``scipy.optimize.nnls(A, b)[0]`` for float64 ``A`` (C order) and ``b``, minus the wrapper.
+
+    The wrapper's argument checks cost more than solving these tiny problems; they are redone
+    here only as a finiteness test (skipped if the caller did it: ``checked``), and anything
+    unusual goes through :func:`scipy.optimize.nnls` itself (so errors are its errors).
+    """
+    if _nnls_core is None or not (checked or (np.isfinite(A).all() and np.isfinite(b).all())):
+        return nnls(A, b)[0]
+    x, _, info = _nnls_core(A, b, 3 * A.shape[1])
+    if info == 3:
+        raise RuntimeError("Maximum number of iterations reached.")
+    return x
+
+
+class _Beta01:
+    r"""The inner NNLS problem of :func:`fit_loss_curve` for fixed ``k, y``, weights and mode.
+
+    :meth:`solve` is one evaluation at a given :math:`\beta_2`; :meth:`solve_grid` evaluates
+    a whole grid at once with the same element-wise arithmetic (row by row the same numbers,
+    the same NNLS calls, the same row sums), so both give bit-identical results.
+    """
+
+    def __init__(self, k: np.ndarray, y: np.ndarray, weighted: bool, point_w: np.ndarray) -> None:
+        self.k, self.y, self.weighted, self.point_w = k, y, weighted, point_w
+        self.A = np.column_stack([k, np.ones_like(k)])
+        self.sqrt_w = np.sqrt(point_w)
+        self.unit_w = bool((point_w == 1.0).all())  # multiplying by weights 1 changes no bit
+        self.y_min = float(y.min())  # y - beta2 <= 0 somewhere iff beta2 >= min(y) (exact in floats)
+
+    def solve(self, beta2: float) -> tuple[float, float, float]:
+        """NNLS of 1/(y - beta2) = beta0 k + beta1; returns (beta0, beta1, weighted rss in y)."""
+        k, y, point_w = self.k, self.y, self.point_w
+        if beta2 >= self.y_min:
+            return math.nan, math.nan, math.inf
+        r = y - beta2
+        b = 1.0 / r
+        if not self.weighted:
+            wgt = self.sqrt_w
+        elif self.unit_w:
+            wgt = r * r
+        else:
+            wgt = self.sqrt_w * (r * r)
+        b0, b1 = _nnls_x(self.A * wgt[:, None], b * wgt)
+        den = b0 * k + b1
+        if (b0 == 0 and b1 == 0) or (den <= 0).any():
+            return b0, b1, math.inf
+        sq = (y - (1.0 / den + beta2)) ** 2
+        rss = float((sq if self.unit_w else point_w * sq).sum())
+        return float(b0), float(b1), rss
+
+    def solve_grid(self, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`solve` at every ``grid`` value: arrays of beta0, beta1 and rss."""
+        k, y, point_w = self.k, self.y, self.point_w
+        R = y[None, :] - grid[:, None]
+        ok = ~(R <= 0).any(axis=1)
+        b0 = np.full(grid.size, math.nan)
+        b1 = np.full(grid.size, math.nan)
+        rss = np.full(grid.size, math.inf)
+        if not ok.any():
+            return b0, b1, rss
+        R, g = R[ok], grid[ok]
+        B = 1.0 / R
+        W = self.sqrt_w[None, :] * (R * R if self.weighted else np.ones_like(R))
+        AW = self.A[None, :, :] * W[:, :, None]
+        BW = B * W
+        finite = bool(np.isfinite(AW).all() and np.isfinite(BW).all())
+        X = np.array([_nnls_x(AW[i], BW[i], checked=finite) for i in range(g.size)])
+        c0, c1 = X[:, 0], X[:, 1]
+        den = c0[:, None] * k[None, :] + c1[:, None]
+        good = ~(((c0 == 0) & (c1 == 0)) | (den <= 0).any(axis=1))
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            r_ok = (point_w[None, :] * (y[None, :] - (1.0 / den + g[:, None])) ** 2).sum(axis=1)
+        b0[ok], b1[ok] = c0, c1
+        rss[ok] = np.where(good, r_ok, math.inf)
+        return b0, b1, rss
 
 
 def _beta2_grid(m: float) -> np.ndarray:
@@ -330,10 +397,10 @@ def fit_loss_curve(
     m = float(y.min())
 
     grid = _beta2_grid(m)
-    results = [_solve_beta01(k, y, b2, weighted, point_w) for b2 in grid]
-    rss = np.array([r[2] for r in results])
+    problem = _Beta01(k, y, weighted, point_w)
+    g_b0, g_b1, rss = problem.solve_grid(grid)
     i = int(np.argmin(rss))
-    best = (float(grid[i]), *results[i])
+    best = (float(grid[i]), float(g_b0[i]), float(g_b1[i]), float(rss[i]))
     if best[3] > 0:
         # Refine inside the best grid cell with bounded Brent, twice. The search variable is the
         # offset from the current best, because Brent's tolerance has a term relative to |x|
@@ -345,13 +412,13 @@ def fit_loss_curve(
             if not hi > lo:
                 break
             res = minimize_scalar(
-                lambda s, c=c: _solve_beta01(k, y, c + s, weighted, point_w)[2],
+                lambda s, c=c: problem.solve(c + s)[2],
                 bounds=(lo - c, hi - c),
                 method="bounded",
                 options={"xatol": 1e-15 * m, "maxiter": 500},
             )
             b2 = min(max(c + float(res.x), lo), hi)
-            cand = _solve_beta01(k, y, b2, weighted, point_w)
+            cand = problem.solve(b2)
             if cand[2] < best[3]:
                 best = (b2, *cand)
             width = 1e-6 * (hi - lo)
@@ -493,6 +560,21 @@ def brute_force_convergence_epoch(fit: LossFit, delta: float, max_epoch: int) ->
     return None
 
 
+@functools.lru_cache(maxsize=8192, typed=True)
+def _memo_fit_loss_curve(epochs: bytes, losses: bytes, window, weighted, recency) -> LossFit:
+    """:func:`fit_loss_curve` memoised on the exact bytes of its (float64) inputs.
+
+    The fit is a pure function of its inputs, so equal bytes give the identical :class:`LossFit`
+    (frozen, safe to share). A job of a workload observes the same loss points in every run of
+    that workload (another scheme, another injected error), so the runs done in one process
+    share most of their refits; within a run, each job's fit is still cached by
+    :class:`OnlineLossFit` until new points arrive.
+    """
+    return fit_loss_curve(
+        np.frombuffer(epochs), np.frombuffer(losses), window=window, weighted=weighted, recency=recency
+    )
+
+
 class OnlineLossFit:
     """Online convergence model: points arrive one by one, the curve is refitted on demand.
 
@@ -600,9 +682,21 @@ class OnlineLossFit:
             norm = max(self._losses) if self._losses else self.prior.normalizer
             return replace(self.prior, n_points=self.n_points, normalizer=norm, prior=True, rss=math.nan)
         if self._fit is None:
-            self._fit = fit_loss_curve(
-                self._epochs, self._losses, window=self.window, weighted=self.weighted, recency=self.recency
-            )
+            opts = (self.window, self.weighted, self.recency)
+            try:
+                hash(opts)
+            except TypeError:  # unhashable options: no memo (fit_loss_curve reports them)
+                self._fit = fit_loss_curve(
+                    self._epochs,
+                    self._losses,
+                    window=self.window,
+                    weighted=self.weighted,
+                    recency=self.recency,
+                )
+            else:
+                self._fit = _memo_fit_loss_curve(
+                    np.array(self._epochs).tobytes(), np.array(self._losses).tobytes(), *opts
+                )
         return self._fit
 
     def remaining_epochs(self, delta: float, confirm: int = 0) -> int:
@@ -740,6 +834,25 @@ def _samples_frame(samples) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["p", "w", "speed"])
 
 
+_NUMBER = (int, float, np.integer, np.floating)
+
+
+def _plain_sample_arrays(rows: list) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Columns p, w, speed of ``rows`` as float arrays if every row is a ``(p, w, speed)`` tuple
+    of finite numbers > 0 (the scheduler's case, see :class:`~dlsched.optimus.policy.Estimates`);
+    None otherwise. Same values as the data-frame path, without building a frame."""
+    for r in rows:
+        if type(r) is not tuple or len(r) != 3:
+            return None
+        for v in r:
+            if isinstance(v, bool) or not isinstance(v, _NUMBER) or not (math.isfinite(v) and v > 0):
+                return None
+    if not rows:
+        return None
+    p, w, f = zip(*rows, strict=True)
+    return np.array(p, dtype=float), np.array(w, dtype=float), np.array(f, dtype=float)
+
+
 def fit_speed(samples, mode: str, M: float | None = None) -> SpeedFit:
     """Fit Eq. (3) (async) or Eq. (4) (sync) by NNLS on the linear forms.
 
@@ -763,6 +876,11 @@ def fit_speed(samples, mode: str, M: float | None = None) -> SpeedFit:
         fewer than 4 (async) or 5 (sync) distinct (p, w) pairs.
     """
     mode = _check_mode(mode)
+    if not isinstance(samples, pd.DataFrame):
+        samples = list(samples)
+        plain = _plain_sample_arrays(samples)
+        if plain is not None:
+            return _fit_speed_arrays(*plain, mode, M)
     df = _samples_frame(samples)
 
     def show(v) -> str:
@@ -787,6 +905,11 @@ def fit_speed(samples, mode: str, M: float | None = None) -> SpeedFit:
     p = df["p"].to_numpy(dtype=float)
     w = df["w"].to_numpy(dtype=float)
     f = df["speed"].to_numpy(dtype=float)
+    return _fit_speed_arrays(p, w, f, mode, M)
+
+
+def _fit_speed_arrays(p: np.ndarray, w: np.ndarray, f: np.ndarray, mode: str, M: float | None) -> SpeedFit:
+    """:func:`fit_speed` on validated float arrays of p, w and speed."""
     n_pairs = len(set(zip(p.tolist(), w.tolist(), strict=True)))
     need = MIN_SPEED_PAIRS[mode]
     if n_pairs < need:
@@ -799,7 +922,7 @@ def fit_speed(samples, mode: str, M: float | None = None) -> SpeedFit:
         theta=tuple(theta),
         M=M if mode == "sync" else None,
         rss=float(resid) ** 2,
-        n_samples=len(df),
+        n_samples=int(p.size),
         n_pairs=n_pairs,
         rank=int(np.linalg.matrix_rank(X)),
     )

@@ -75,7 +75,6 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
-import pandas as pd
 
 from dlsched.core import numerics
 from dlsched.core.jobs import OptimusModel
@@ -222,8 +221,7 @@ class Estimates:
             st.samples.append((counts[0], counts[1], (view.work_done - st.last_work) / slot_seconds))
             st.dirty = True
         if st.dirty:
-            frame = pd.DataFrame(st.samples, columns=["p", "w", "speed"])
-            fit = fit_speed(frame, model.mode, model.batch if model.mode == "sync" else None)
+            fit = fit_speed(st.samples, model.mode, model.batch if model.mode == "sync" else None)
             st.speed = (fit.mode, fit.theta, fit.M)
             st.dirty = False
         epoch_now = view.work_done / model.work_per_epoch if model.work_per_epoch > 0 else 0.0

@@ -28,7 +28,8 @@ Algorithm 4 (steps 1-12), :math:`\theta(t, v)` for ``v`` units in slot ``t``:
   where (4) ``w <= F`` and (24) hold;
 * external (steps 8-11, bandwidth :math:`b^{(e)}`): the LP relaxation of (23)-(26) plus the
   coupling (26') :math:`\sum_h s_h \ge \sum_h w_h/\gamma_i` [R], solved with HiGHS
-  (:func:`scipy.optimize.linprog`); the fractional optimum scaled by :math:`G_\delta` (31R or 32R,
+  (scipy's, given exactly what :func:`scipy.optimize.linprog` gives it: :func:`_solve_highs`);
+  the fractional optimum scaled by :math:`G_\delta` (31R or 32R,
   **reconstructed, not the published formulas**) and rounded by (27)-(28); step 11 read as the
   spec recommends: ``trials`` (S) samples, the cheapest feasible one kept, up to ``10 S`` samples
   when none is feasible, else no external schedule;
@@ -43,7 +44,11 @@ Exactness of the speed-ups (none changes the result):
 * the LPs of all units ``v`` of one slot are solved as one block-diagonal LP (the blocks are
   independent, so each block's part is that level's optimum);
 * slots whose prices and usage are identical (e.g. every untouched future slot) share their
-  :math:`\theta(t,\cdot)`, computed once per decision.
+  :math:`\theta(t,\cdot)`, computed once per decision;
+* the LP goes to scipy's HiGHS directly (:func:`_solve_highs`: same model, same options, same
+  status rules as ``linprog(method="highs")``, without linprog's Python-side overhead), and the
+  rounding of step 11 skips the evaluation of levels no sample can make feasible while drawing
+  the same random numbers (:meth:`SlotSolver.rounded`).
 
 Readings of the spec's [R]/[N] notes, all documented in :func:`price_parameters`: ``U`` uses
 :math:`u_i(d_i^{min} - 1)` (slots are 0-based, a job completing in its arrival slot has duration
@@ -91,8 +96,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.optimize import linprog
+from scipy.optimize._highspy import _core as _highs
 
 from dlsched.core import numerics
 from dlsched.core.cluster import Cluster
@@ -109,6 +113,86 @@ UNITS: tuple[str, ...] = ("levels", "iteration")
 """Valid string values of ``unit`` (an int gives the samples per unit directly)."""
 WORKER_READINGS: tuple[str, ...] = ("ratio", "demand")
 """Valid ``workers`` values: integer readings of step 3's worker count (:func:`internal_counts`)."""
+
+
+# ------------------------------------------------------------------------- HiGHS, called directly
+
+
+def _highs_options():
+    """The HiGHS options :func:`scipy.optimize.linprog` (``method="highs"``, no solver options)
+    passes: presolve on, dual simplex strategy, no output; every other option at its default."""
+    opts = _highs.HighsOptions()
+    opts.presolve = "on"
+    opts.highs_debug_level = _highs.HighsDebugLevel.kHighsDebugLevelNone
+    opts.log_to_console = False
+    opts.output_flag = False
+    opts.simplex_strategy = _highs.simplex_constants.SimplexStrategy.kSimplexStrategyDual
+    return opts
+
+
+_HIGHS_OPTIONS = _highs_options()
+_CHECK_TOL = math.sqrt(1e-9) * 10  # linprog's _check_result tolerance (its default tol 1e-9)
+_SCIPY_STATUS = {  # linprog's status of a HiGHS model status without a solution (others: 4)
+    _highs.HighsModelStatus.kModelError: 2, _highs.HighsModelStatus.kInfeasible: 2,
+    _highs.HighsModelStatus.kUnbounded: 3, _highs.HighsModelStatus.kTimeLimit: 1,
+    _highs.HighsModelStatus.kIterationLimit: 1,
+}
+
+
+@dataclass(frozen=True)
+class _LPResult:
+    """The fields of :func:`scipy.optimize.linprog`'s result that :meth:`SlotSolver.lp` reads."""
+
+    status: int
+    x: np.ndarray | None = None
+    fun: float | None = None
+
+
+def _solve_highs(c: np.ndarray, indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
+                 b_ub: np.ndarray) -> _LPResult:
+    r""":math:`\min c^Tx` s.t. :math:`Ax \le b_{ub}`, :math:`x \ge 0` (``A`` in CSC: ``indptr``,
+    ``indices`` ascending within each column, ``data``) with scipy's HiGHS, exactly as
+    ``linprog(c, A_ub=A, b_ub=b_ub, bounds=(0, None), method="highs")`` runs it: the same model
+    (row bounds :math:`(-\infty, b]`, column bounds :math:`[0, \infty)`, infinities as
+    ``kHighsInf``), the same options (:func:`_highs_options`) and a fresh solver per call, so the
+    answer is bit-identical. Only the status mapping and the feasibility check of linprog's result
+    (``_check_result``: status 4 if the optimum violates a bound or row by more than
+    ``sqrt(1e-9) * 10``) are kept; linprog's input cleaning, sparse conversions, option checks
+    and the marginals it computes in Python (most of a small LP's time) are skipped.
+    Status: 0 optimal, 2 infeasible, 3 unbounded, 1 limit reached, 4 other.
+    """
+    lp = _highs.HighsLp()
+    n, m = len(c), len(b_ub)
+    lp.num_col_ = lp.a_matrix_.num_col_ = n
+    lp.num_row_ = lp.a_matrix_.num_row_ = m
+    lp.a_matrix_.format_ = _highs.MatrixFormat.kColwise
+    # the same values as linprog's arrays; lists convert faster where the binding copies
+    # element by element (every field but the cost)
+    lp.col_cost_ = c
+    lp.col_lower_ = [0.0] * n
+    lp.col_upper_ = [_highs.kHighsInf] * n
+    lp.row_lower_ = [-_highs.kHighsInf] * m
+    lp.row_upper_ = b_ub.tolist()
+    lp.a_matrix_.start_ = indptr.tolist()
+    lp.a_matrix_.index_ = indices.tolist()
+    lp.a_matrix_.value_ = data.tolist()
+    highs = _highs._Highs()
+    if highs.passOptions(_HIGHS_OPTIONS) == _highs.HighsStatus.kError:
+        return _LPResult(4)
+    if highs.passModel(lp) == _highs.HighsStatus.kError:
+        return _LPResult(2)  # linprog: kModelError -> 2
+    run_error = highs.run() == _highs.HighsStatus.kError
+    model = highs.getModelStatus()
+    if run_error or model != _highs.HighsModelStatus.kOptimal:  # no solution: linprog's status
+        return _LPResult(_SCIPY_STATUS.get(model, 4))
+    sol = highs.getSolution()
+    x = np.array(sol.col_value)
+    fun = highs.getInfo().objective_function_value
+    slack = b_ub - sol.row_value
+    if (np.isnan(x).any() or np.isnan(fun) or np.isnan(slack).any()
+            or not np.all(x >= -_CHECK_TOL) or (slack < -_CHECK_TOL).any()):
+        return _LPResult(4, x, fun)  # linprog's _check_result: optimal but infeasible -> 4
+    return _LPResult(0, x, fun)
 
 
 # ------------------------------------------------------------------------------ price function
@@ -250,14 +334,39 @@ def g_delta(demand_w, delta: float, ratio: float = 1.0, variant: str = "31R"):
     return 1.0 + ell + np.sqrt(ell * ell + 2.0 * ell)
 
 
+def _rounding_parts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Integer part and rounding probability of each entry for (27)-(28): a value within _EPS of
+    an integer is that integer ("keep it", probability 0)."""
+    base = np.floor(values + _EPS)
+    frac = np.clip(values - base, 0.0, 1.0)
+    frac[frac < _EPS] = 0.0
+    return base, frac
+
+
 def round_solution(values: np.ndarray, rng: np.random.Generator, trials: int) -> np.ndarray:
     r"""Randomized rounding (27)-(28): ``trials`` independent roundings of ``values`` (last axis),
     each entry up with probability its fractional part, so :math:`E[\text{result}] = \text{values}`."""
-    base = np.floor(values + _EPS)  # a value within _EPS of an integer is that integer ("keep it")
-    frac = np.clip(values - base, 0.0, 1.0)
-    frac[frac < _EPS] = 0.0
+    base, frac = _rounding_parts(values)
     draws = rng.random((trials,) + values.shape)
     return (base + (draws < frac)).astype(np.int64)
+
+
+def _skip_uniforms(rng: np.random.Generator, count: int) -> None:
+    """Advance ``rng`` exactly as ``rng.random(count)`` (float64 uniforms) would, drawing nothing
+    where the bit generator can jump: PCG64 spends one 64-bit step per float64 uniform, so it
+    advances by ``count`` (keeping the buffered 32-bit half, which ``random`` leaves alone and
+    ``advance`` drops, so the whole state is the same); any other generator draws and discards."""
+    bg = getattr(rng, "bit_generator", None)
+    if count <= 0:
+        return
+    if type(bg) is np.random.PCG64:
+        before = bg.state
+        bg.advance(count)
+        after = bg.state
+        after["has_uint32"], after["uinteger"] = before["has_uint32"], before["uinteger"]
+        bg.state = after
+    else:
+        rng.random(count)
 
 
 @dataclass
@@ -412,22 +521,31 @@ class SlotSolver:
         keep = vals != 0
         rows, cols, vals = rows[keep], cols[keep], vals[keep]
         n_rows = nr + 3
+        # the block in CSC (HiGHS's column-wise format, rows ascending in each column, as scipy's
+        # CSR -> CSC conversion inside linprog orders them); m blocks on the diagonal repeat it
+        # with rows and columns shifted
+        order = np.lexsort((rows, cols))
+        blk_rows, blk_vals = rows[order], vals[order]
+        blk_count = np.bincount(cols, minlength=2 * G)
         cap = (k[:, None] * free)[:, pos].T.ravel()  # resource-major, like the rows
         c1 = np.concatenate([pw, ps])
         shrink = np.ones(n) if shrink is None else np.asarray(shrink, dtype=float)
         solves, seconds = 0, 0.0
 
-        def solve(levels: np.ndarray, c_block: np.ndarray, cover: bool = True):
+        def solve(levels: np.ndarray, c_block: np.ndarray, cover: bool = True) -> _LPResult:
             nonlocal solves, seconds
             m = len(levels)
-            off = np.arange(m)
-            A = sp.csr_matrix((np.tile(vals, m), (np.add.outer(off * n_rows, rows).ravel(),
-                                                   np.add.outer(off * 2 * G, cols).ravel())),
-                              shape=(m * n_rows, m * 2 * G))
-            b = np.concatenate([np.concatenate([cap / f, [job.model.batch / f, -d if cover else 0.0, 0.0]])
-                                for d, f in zip(demands[levels], shrink[levels], strict=True)])
+            indices = np.add.outer(np.arange(m) * n_rows, blk_rows).ravel().astype(np.int32)
+            indptr = np.concatenate([[0], np.cumsum(np.tile(blk_count, m))]).astype(np.int32)
+            f = shrink[levels]
+            b = np.zeros((m, n_rows))  # per level: (24) cap / f, (25) F / f, (26) -D_w (or 0), (26') 0
+            b[:, :nr] = cap[None, :] / f[:, None]
+            b[:, nr] = job.model.batch / f
+            if cover:
+                b[:, nr + 1] = -demands[levels]
+            b = b.ravel()
             start = time.perf_counter()
-            res = linprog(np.tile(c_block, m), A_ub=A, b_ub=b, bounds=(0, None), method="highs")
+            res = _solve_highs(np.tile(c_block, m), indptr, indices, np.tile(blk_vals, m), b)
             seconds += time.perf_counter() - start
             solves += 1
             return res
@@ -461,8 +579,9 @@ class SlotSolver:
         ok = (W <= job.model.batch) & (W >= np.asarray(demand) - 1e-7) & (W >= 1)
         ok &= S * job.model.ratio >= W - _EPS
         free = self.free[idx]
+        wf, sf = np.asarray(w, dtype=np.float64), np.asarray(s, dtype=np.float64)  # converted once
         for r in np.flatnonzero((job.wd > 0) | (job.pd > 0)):  # (24), one resource at a time
-            ok &= np.all(w * job.wd[r] + s * job.pd[r] <= free[:, r] + _EPS, axis=-1)
+            ok &= np.all(wf * job.wd[r] + sf * job.pd[r] <= free[:, r] + _EPS, axis=-1)
         return ok
 
     def rounded(self, wbar: np.ndarray, sbar: np.ndarray, demands: np.ndarray, scale: np.ndarray,
@@ -474,32 +593,78 @@ class SlotSolver:
 
         Returns the cost per level (inf: no feasible sample), the chosen integer ``w`` and ``s``
         (levels x len(nz)) and ``nz``, the machines with a positive fractional value.
+
+        Each round draws, in this order, the uniforms of ``w`` and of ``s`` for the levels still
+        without a sample (shape ``(trials, levels left, nz)`` each, as :func:`round_solution`).
+        Speed-ups, all exact (same samples, same choice, same final generator state):
+
+        * a level whose rounded-down values already break (24) or (25) (rounding only goes up,
+          and the checks are monotone) or whose rounded-up values cannot reach (26) has no
+          feasible sample in any round: it is not evaluated, only its uniforms are drawn, and
+          rounds where every level left is such a level are skipped over
+          (:func:`_skip_uniforms`);
+        * after a round where no level found a sample, the remaining rounds are drawn and judged
+          at once, as if none will; if one does in round ``r``, the generator is rewound to the
+          end of round ``r`` and the remaining levels go on from there.
         """
+        job = self.job
         n = len(wbar)
         nz = np.flatnonzero(((wbar > _EPS) | (sbar > _EPS)).any(axis=0))
         wv, sv = wbar[:, nz] * scale[:, None], sbar[:, nz] * scale[:, None]
+        w_base, w_frac = _rounding_parts(wv)
+        s_base, s_frac = _rounding_parts(sv)
+        # levels no sample can make feasible (see feasible(): every sample has w >= w_base,
+        # s >= s_base and sum w <= sum ceil)
+        free = self.free[nz]
+        hopeless = w_base.sum(axis=1) > job.model.batch
+        w_top = (w_base + (w_frac > 0)).sum(axis=1)
+        hopeless |= (w_top < demands - 1e-7) | (w_top < 1)
+        for r in np.flatnonzero((job.wd > 0) | (job.pd > 0)):
+            hopeless |= np.any(w_base * job.wd[r] + s_base * job.pd[r] > free[:, r] + _EPS, axis=1)
         cost = np.full(n, INF)
         w_out = np.zeros((n, len(nz)), dtype=np.int64)
         s_out = np.zeros((n, len(nz)), dtype=np.int64)
         todo = np.arange(n)
         pw, ps = self.pw[nz], self.ps[nz]
-        for _ in range(rounds):
-            if len(todo) == 0:
+        can_rewind = hasattr(rng, "bit_generator")
+        left, found_last = rounds, True
+        while left > 0 and len(todo):
+            one = (trials, len(todo), len(nz))  # one round's w (or s) uniforms
+            live = ~hopeless[todo]
+            if not live.any():  # no level left can succeed: the remaining rounds only draw
+                _skip_uniforms(rng, left * 2 * math.prod(one))
                 break
-            w = np.swapaxes(round_solution(wv[todo], rng, trials), 0, 1)  # (levels, trials, nz)
-            s = np.swapaxes(round_solution(sv[todo], rng, trials), 0, 1)
-            ok = self.feasible(w, s, demands[todo][:, None], nz)
+            # rounds judged at once: one after a round that found a sample (more may follow
+            # soon), else every remaining round (most levels never find one)
+            batch = 1 if found_last or not can_rewind else left
+            state = rng.bit_generator.state if batch > 1 else None
+            draws = rng.random((batch, 2) + one)  # per round: w's, then s's
+            if not live.all():
+                draws = draws[:, :, :, live]
+            lv = todo[live]
+            # (batch, live levels, trials, nz), the layout of one round's swapped round_solution
+            w = np.swapaxes((w_base[lv] + (draws[:, 0] < w_frac[lv])).astype(np.int64), 1, 2)
+            s = np.swapaxes((s_base[lv] + (draws[:, 1] < s_frac[lv])).astype(np.int64), 1, 2)
+            ok = self.feasible(w, s, demands[lv][:, None], nz)
+            found = ok.any(axis=2)  # (batch, live levels)
+            hit = np.flatnonzero(found.any(axis=1))
+            r = int(hit[0]) if len(hit) else batch - 1  # the round whose outcome counts
+            found_last = bool(len(hit))
+            if len(hit) and r < batch - 1:  # rewind the generator to the end of round r
+                rng.bit_generator.state = state
+                _skip_uniforms(rng, (r + 1) * 2 * math.prod(one))
+            left -= r + 1
+            w, s, ok, found = w[r], s[r], ok[r], found[r]
             c = np.where(ok, numerics.dot(w, pw) + numerics.dot(s, ps), INF)
-            found = ok.any(axis=1)
             # step 11 (spec [N]: the cheapest feasible sample): costs within REL_TOL of the
             # row's minimum tie, the earliest sample (draw order) wins
             low = c.min(axis=1)
             pick = np.argmax(ok & (c <= (low + numerics.tolerance(low))[:, None]), axis=1)
-            rows = todo[found]
+            rows = lv[found]
             cost[rows] = c[found, pick[found]]
             w_out[rows] = w[found, pick[found]]
             s_out[rows] = s[found, pick[found]]
-            todo = todo[~found]
+            todo = np.setdiff1d(todo, rows, assume_unique=True)
         return cost, w_out, s_out, nz
 
 
