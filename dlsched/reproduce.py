@@ -724,8 +724,12 @@ def reproduce(
         os.environ[result_store.FRESH_ENV] = "1" if fresh else "0"
     # A paper-mode run on the repository's store records which points each notebook asks for
     # (build/store-uses/<notebook>.keys), so `dlsched audit --stale` can name unused entries.
-    on_repo_store = mode == "paper" and store_path == result_store.DEFAULT_PATH
-    uses_dir = result_store.DEFAULT_USES if on_repo_store else None
+    # Only for the repository's own notebooks on its own store; $DLSCHED_STORE_USES, if set,
+    # takes the records instead.
+    repo_notebooks = result_store.REPO / "notebooks"
+    on_repo_store = mode == "paper" and store_path == result_store.DEFAULT_PATH and nb_dir == repo_notebooks
+    given_uses = saved_env[result_store.USES_ENV]
+    uses_dir = (Path(given_uses) if given_uses else result_store.DEFAULT_USES) if on_repo_store else None
     if uses_dir is not None:
         os.environ[result_store.USES_ENV] = str(uses_dir)
     else:
