@@ -115,10 +115,15 @@ def save_scorecard(
     if mode not in ("paper", "full"):
         return None
     out = card.reindex(columns=list(COLUMNS)).astype(object).where(lambda d: d.notna(), "").astype(str)
-    target = Path(folder) if folder is not None else default_folder()
-    target.mkdir(parents=True, exist_ok=True)
-    file = target / f"{notebook}.csv"
-    data = _csv_bytes(out)
+    return write_csv_if_changed(out, Path(folder) if folder is not None else default_folder(), notebook)
+
+
+def write_csv_if_changed(frame: pd.DataFrame, folder: Path, stem: str) -> Path:
+    """Write ``frame`` as ``<folder>/<stem>.csv`` (no index, ``\n`` line ends) through a temporary
+    file and :func:`os.replace`, only if the content differs from the file's; return the file."""
+    folder.mkdir(parents=True, exist_ok=True)
+    file = folder / f"{stem}.csv"
+    data = _csv_bytes(frame)
     if file.is_file() and file.read_bytes() == data:
         return file
     tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")

@@ -37,7 +37,6 @@ number is beyond the model's ceiling -- the fidelity table's last two columns.
 
 from __future__ import annotations
 
-import io
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -135,21 +134,10 @@ def save_readings(table: pd.DataFrame, notebook: str, *, mode: str,
         raise ValueError(f"save_readings: notebook must be a notebook stem, got {notebook!r}")
     if mode not in ("paper", "full"):
         return None
+    from dlsched.fidelity import write_csv_if_changed
+
     target = Path(folder) if folder is not None else default_folder()
-    target.mkdir(parents=True, exist_ok=True)
-    file = target / f"{notebook}.csv"
-    buf = io.StringIO()
-    table.astype(str).to_csv(buf, index=False, lineterminator="\n")
-    data = buf.getvalue().encode("utf-8")
-    if file.is_file() and file.read_bytes() == data:
-        return file
-    tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, file)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return file
+    return write_csv_if_changed(table.astype(str), target, notebook)
 
 
 def load_readings(folder: str | os.PathLike[str] | None = None) -> pd.DataFrame:
