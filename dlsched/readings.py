@@ -37,6 +37,7 @@ number is beyond the model's ceiling -- the fidelity table's last two columns.
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -51,6 +52,8 @@ __all__ = [
     "load_readings",
     "readings_summary",
     "readings_table",
+    "scorecards_folder",
+    "write_csv_if_changed",
     "save_readings",
     "verdict",
 ]
@@ -117,11 +120,44 @@ def readings_table(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     return table
 
 
-def default_folder() -> Path:
-    """``readings/`` under the scorecards' folder (:func:`dlsched.fidelity.default_folder`)."""
-    from dlsched.fidelity import default_folder as scorecards
+REPO = Path(__file__).resolve().parent.parent
+#: Environment variable naming another folder for the scorecards (tests, installed copies).
+SCORECARD_ENV = "DLSCHED_SCORECARD_DIR"
 
-    return scorecards() / "readings"
+
+def scorecards_folder() -> Path:
+    """``$DLSCHED_SCORECARD_DIR`` if set, else ``data/scorecards`` of the repository (the
+    scorecards of :mod:`dlsched.fidelity`; this module's tables go in its ``readings/``)."""
+    env = os.environ.get(SCORECARD_ENV)
+    return Path(env) if env else REPO / "data" / "scorecards"
+
+
+def default_folder() -> Path:
+    """``readings/`` under :func:`scorecards_folder`."""
+    return scorecards_folder() / "readings"
+
+
+def _csv_bytes(frame: pd.DataFrame) -> bytes:
+    buf = io.StringIO()
+    frame.to_csv(buf, index=False, lineterminator="\n")
+    return buf.getvalue().encode("utf-8")
+
+
+def write_csv_if_changed(frame: pd.DataFrame, folder: Path, stem: str) -> Path:
+    """Write ``frame`` as ``<folder>/<stem>.csv`` (no index, ``\\n`` line ends) through a temporary
+    file and :func:`os.replace`, only if the content differs from the file's; return the file."""
+    folder.mkdir(parents=True, exist_ok=True)
+    file = folder / f"{stem}.csv"
+    data = _csv_bytes(frame)
+    if file.is_file() and file.read_bytes() == data:
+        return file
+    tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, file)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return file
 
 
 def save_readings(table: pd.DataFrame, notebook: str, *, mode: str,
@@ -134,8 +170,6 @@ def save_readings(table: pd.DataFrame, notebook: str, *, mode: str,
         raise ValueError(f"save_readings: notebook must be a notebook stem, got {notebook!r}")
     if mode not in ("paper", "full"):
         return None
-    from dlsched.fidelity import write_csv_if_changed
-
     target = Path(folder) if folder is not None else default_folder()
     return write_csv_if_changed(table.astype(str), target, notebook)
 

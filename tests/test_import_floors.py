@@ -40,6 +40,8 @@ ALLOWED_WING_TOP_EDGES = {
     ("dlsched.aonline.paper", "dlsched.registry"),  # stored paper-scale experiments (issue 20)
     ("dlsched.oasis.paper", "dlsched.registry"),  # stored paper-scale experiments (issue 20)
     ("dlsched.pdors.paper", "dlsched.registry"),  # stored paper-scale experiments (issue 20)
+    ("dlsched.aonline.readings", "dlsched.registry"),  # readings at paper scale (issue 22)
+    ("dlsched.pdors.readings", "dlsched.registry"),  # readings at paper scale (issue 22)
     ("dlsched.oasis.checks", "dlsched.registry"),  # loaded_policy builds OASiS by name
     ("dlsched.oasis.experiments", "dlsched.registry"),  # experiment driver
     ("dlsched.optimus.experiments", "dlsched.registry"),  # experiment driver
