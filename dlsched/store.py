@@ -223,7 +223,10 @@ COMMON_FILES = ("core/*.py", "baselines/*.py", "workloads.py", "traces.py", "reg
 WING_EXTRAS = {"specon": ("optimus/curves.py",)}
 #: Modules that never compute a stored value (storage, running notebooks, the site, the command
 #: line, plots): left out of every fingerprint even when imported.
-NOT_FINGERPRINTED = frozenset({"store.py", "reproduce.py", "book.py", "cli.py", "plotting.py", "__main__.py"})
+NOT_FINGERPRINTED = frozenset({
+    "store.py", "reproduce.py", "book.py", "cli.py", "plotting.py", "__main__.py",
+    "fidelity.py", "readings.py",  # scorecards and readings tables: presentation, never a stored value
+})  # fmt: skip
 #: Where the registry points: the modules it imports by name (``"module:attr"`` strings).
 _REGISTRY_TARGET = re.compile(r'"(dlsched(?:\.\w+)+):\w+"')
 
@@ -399,9 +402,9 @@ def code_fingerprint(fn: Callable[..., Any] | str) -> str:
     * for ``fn`` outside dlsched (tests, user code): its module's source file only.
 
     Modules that never compute a stored value (:data:`NOT_FINGERPRINTED`: the store, the runner,
-    the site, the CLI, plots) are left out, and so is whatever the function cannot reach: a wing's
-    ``findings.py`` (prose from results) or a new experiment module does not stale the points of
-    the others.
+    the site, the CLI, plots, the fidelity and readings tables) are left out, and so is whatever
+    the function cannot reach: a wing's ``findings.py`` (prose from results) or a new experiment
+    module does not stale the points of the others.
 
     Files are hashed in sorted order of their paths relative to the package (path, length and
     the syntax tree without docstrings, :func:`_code_of`: a change of a comment, a docstring or
