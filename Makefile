@@ -85,7 +85,7 @@ reproduce-quick: $(STAMP) ## Run all notebooks in quick mode, a small smoke run 
 
 # Two Dask workers (scheduler=local) for the sweeps; the points are the same as serial ones.
 reproduce-full: $(STAMP) ## Paper mode from scratch: recompute every stored point, rewrite data/results and figures/ (slow).
-	$(VENV)/bin/dlsched reproduce --mode paper --fresh --param scheduler=local
+	$(VENV)/bin/dlsched reproduce --mode paper --fresh --jobs 2 --param scheduler=local
 
 AUDIT_SAMPLE ?= 30
 AUDIT_SEED ?= 0

@@ -39,6 +39,7 @@ import functools
 import hashlib
 import importlib.metadata
 import json
+import math
 import os
 import platform
 import re
@@ -75,6 +76,11 @@ MODE_ALIASES: dict[str, str] = {"full": "paper"}
 
 #: Parameters the runner sets itself (``mode`` in every notebook, the folders where declared).
 INJECTED_PARAMETERS: tuple[str, ...] = ("mode", "figures_dir", "cache_dir", "store_dir")
+
+#: Notebooks that measure wall-clock time for a figure (OASiS's decision time, SpeCon's
+#: real-process testbed): with ``jobs > 1`` each runs alone, never beside another notebook, so
+#: its timings are not taken on a machine shared with the rest of the run.
+SOLO_NOTEBOOKS: frozenset[str] = frozenset({"11_oasis_proofs", "52_specon_figures"})
 
 #: Default figures folder per mode: paper-scale figures are the committed ones in ``figures/``;
 #: quick runs (CI, newcomers checking that everything works) write under ``build/``.
@@ -573,6 +579,93 @@ def _finalize(tmp: Path, target: Path) -> None:
     os.replace(tmp, target)
 
 
+def _execute(task: Mapping[str, Any], parameters: dict[str, Any], inline: bool = False) -> dict | None:
+    """Run one notebook with papermill (in this process, or in a worker process of
+    :func:`_run_parallel`); None on success, else a picklable summary of the failure.
+
+    ``task["env"]`` is the notebook's environment (the kernel and its Dask workers inherit it);
+    inline, it is set for the run and restored afterwards."""
+    import papermill as pm
+
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(task["env"])
+    try:
+        pm.execute_notebook(
+            task["nb"],
+            task["tmp"],
+            parameters=parameters,
+            cwd=task["cwd"],
+            kernel_name=task["kernel"],
+            language="python",
+            progress_bar=False,
+            kernel_manager_class=_kernel_manager_class(),
+        )
+    except Exception as exc:  # noqa: BLE001 - any failure stops the run and is reported
+        ename = getattr(exc, "ename", None)
+        summary = (f"{ename}: {getattr(exc, 'evalue', '')}" if ename is not None
+                   else f"{type(exc).__name__}: {exc}")
+        out = {"summary": summary, "cell_index": getattr(exc, "cell_index", None)}
+        if inline:
+            out["exception"] = exc
+        return out
+    finally:
+        if inline:
+            os.environ.clear()
+            os.environ.update(saved)
+    return None
+
+
+def _longest_first(tasks: list, previous_manifest: Path) -> list:
+    """``tasks`` ordered by the seconds each notebook took in ``previous_manifest`` (longest
+    first; unknown ones first of all, in their order): the usual greedy schedule for parallel
+    slots. Only the order of starting changes, never a result."""
+    try:
+        seen = {e["name"]: float(e["seconds"]) for e in json.loads(previous_manifest.read_text())["notebooks"]
+                if e.get("seconds") is not None}
+    except (OSError, ValueError, KeyError, TypeError):
+        seen = {}
+    return sorted(tasks, key=lambda t: -seen.get(t[0].stem, math.inf))
+
+
+def _run_parallel(tasks: list, jobs: int, launch, finish, bar, failed) -> None:
+    """Run ``tasks`` (notebook, manifest entry) in up to ``jobs`` worker processes.
+
+    A notebook of :data:`SOLO_NOTEBOOKS` starts only when nothing else runs and nothing starts
+    beside it; the first other notebook that may start does (the order of ``tasks`` otherwise).
+    After a failure (``failed()``) no new notebook starts."""
+    import concurrent.futures as cf
+    import multiprocessing
+
+    pending = list(tasks)
+    running: dict[cf.Future, tuple[Path, dict[str, Any], Path, float]] = {}
+    with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        while pending or running:
+            solo_running = any(nb.stem in SOLO_NOTEBOOKS for nb, *_ in running.values())
+            while pending and len(running) < jobs and not solo_running and not failed():
+                pick = next((i for i, (nb, _) in enumerate(pending)
+                             if nb.stem not in SOLO_NOTEBOOKS or not running), None)
+                if pick is None:
+                    break
+                nb, entry = pending.pop(pick)
+                task, tmp = launch(nb)
+                fut = pool.submit(_execute, task, dict(entry["parameters"]))
+                running[fut] = (nb, entry, tmp, time.perf_counter())
+                solo_running = nb.stem in SOLO_NOTEBOOKS
+                bar.set_postfix_str(", ".join(sorted(n.stem[:2] for n, *_ in running.values())))
+            if not running:
+                break
+            done, _ = cf.wait(running, return_when=cf.FIRST_COMPLETED)
+            for fut in done:
+                nb, entry, tmp, start = running.pop(fut)
+                try:
+                    error = fut.result()
+                except Exception as exc:  # noqa: BLE001 - a worker process died
+                    error = {"summary": f"{type(exc).__name__}: {exc}", "cell_index": None}
+                finish(nb, entry, tmp, time.perf_counter() - start, error)
+                bar.update()
+
+
 def reproduce(
     mode: str = "paper",
     params: Mapping[str, object] | None = None,
@@ -587,6 +680,7 @@ def reproduce(
     store_dir: str | os.PathLike[str] | None = None,
     fresh: bool = False,
     record: bool = False,
+    jobs: int = 1,
 ) -> dict[str, Any]:
     """Execute the notebooks in order with papermill and write ``output_dir/manifest.json``.
 
@@ -636,6 +730,12 @@ def reproduce(
         Paper mode only: like ``fresh``, but points the store already holds (and whose code did
         not change) are served and kept, and only the missing or stale ones are computed (from
         scratch, never from the cache) and added. ``fresh`` implies it.
+    jobs : int, default 1
+        Notebooks run at once, each in its own process (with its own kernel and, for its sweeps,
+        its own local Dask cluster). Results do not depend on it: every point is computed from
+        its own seed. With ``jobs > 1`` the notebooks start longest first (by the seconds of the
+        previous manifest in ``output_dir``, if any), the ones in :data:`SOLO_NOTEBOOKS` run
+        alone, and after a failure the running ones finish but no new one starts.
 
     Returns
     -------
@@ -656,13 +756,14 @@ def reproduce(
     NotebookFailedError
         A notebook failed; later notebooks were not run; the manifest has status "failed".
     """
-    import papermill as pm
     from tqdm.auto import tqdm
 
     import dlsched
     from dlsched import store as result_store
 
     mode = normalize_mode(mode)
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be an integer >= 1, got {jobs!r}")
     if (fresh or record) and mode != "paper":
         raise ValueError("fresh/record write the paper-scale store: they need mode='paper'")
     record = record or fresh
@@ -734,49 +835,35 @@ def reproduce(
         os.environ[result_store.USES_ENV] = str(uses_dir)
     else:
         os.environ.pop(result_store.USES_ENV, None)
-    bar = tqdm(
-        list(zip(selected, manifest["notebooks"], strict=False)),
-        desc=f"reproduce ({mode})",
-        unit="notebook",
-        disable=not progress,
-    )
-    for nb, entry in bar:
-        bar.set_postfix_str(nb.stem)
-        target = out_dir / nb.name
-        tmp = out_dir / f".{nb.stem}.running.ipynb"
-        start = time.perf_counter()
-        os.environ[result_store.NOTEBOOK_ENV] = nb.stem
+    bar = tqdm(total=len(selected), desc=f"reproduce ({mode})", unit="notebook", disable=not progress)
+    tasks = list(zip(selected, manifest["notebooks"], strict=False))
+    if jobs > 1:
+        tasks = _longest_first(tasks, out_dir / "manifest.json")
+
+    def launch(nb: Path) -> tuple[dict[str, Any], Path]:
+        """The task of one notebook (its environment included) and its temporary output."""
+        env = dict(os.environ)
+        env[result_store.NOTEBOOK_ENV] = nb.stem
         if uses_dir is not None:
             with contextlib.suppress(FileNotFoundError):
                 (uses_dir / f"{nb.stem}.keys.part").unlink()
-        try:
-            pm.execute_notebook(
-                str(nb),
-                str(tmp),
-                parameters=dict(entry["parameters"]),
-                cwd=str(nb_dir),
-                kernel_name=kernel,
-                language="python",
-                progress_bar=False,
-                kernel_manager_class=_kernel_manager_class(),
-            )
-        except Exception as exc:  # noqa: BLE001 - any failure stops the run and is reported
-            entry["seconds"] = round(time.perf_counter() - start, 3)
+        tmp = out_dir / f".{nb.stem}.running.ipynb"
+        return {"nb": str(nb), "tmp": str(tmp), "cwd": str(nb_dir), "kernel": kernel, "env": env}, tmp
+
+    def finish(nb: Path, entry: dict[str, Any], tmp: Path, seconds: float, error: dict | None) -> None:
+        nonlocal failure
+        target = out_dir / nb.name
+        entry["seconds"] = round(seconds, 3)
+        if error is not None:
             if tmp.exists():
                 _finalize(tmp, target)
                 entry["output"] = target.name
-            ename = getattr(exc, "ename", None)
-            summary = (
-                f"{ename}: {getattr(exc, 'evalue', '')}"
-                if ename is not None
-                else f"{type(exc).__name__}: {exc}"
-            )
             entry["status"] = "failed"
-            entry["error"] = summary
-            failure = NotebookFailedError(nb, target, summary, getattr(exc, "cell_index", None))
-            failure.__cause__ = exc
-            break
-        entry["seconds"] = round(time.perf_counter() - start, 3)
+            entry["error"] = error["summary"]
+            if failure is None:
+                failure = NotebookFailedError(nb, target, error["summary"], error.get("cell_index"))
+                failure.__cause__ = error.get("exception")
+            return
         _finalize(tmp, target)
         entry["output"] = target.name
         entry["status"] = "ok"
@@ -786,6 +873,19 @@ def reproduce(
             if not part.exists():
                 part.write_text("", encoding="utf-8")
             os.replace(part, uses_dir / f"{nb.stem}.keys")
+
+    if jobs == 1:
+        for nb, entry in tasks:
+            bar.set_postfix_str(nb.stem)
+            task, tmp = launch(nb)
+            start = time.perf_counter()
+            error = _execute(task, dict(entry["parameters"]), inline=True)
+            finish(nb, entry, tmp, time.perf_counter() - start, error)
+            bar.update()
+            if failure is not None:
+                break
+    else:
+        _run_parallel(tasks, jobs, launch, finish, bar, lambda: failure is not None)
     bar.close()
     for key, value in saved_env.items():
         if value is None:
@@ -853,6 +953,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--record", action="store_true",
                         help="paper mode: keep the stored points, compute and add the missing or "
                              "stale ones (atomically, after all succeeded)")
+    parser.add_argument("--jobs", type=int, default=1, metavar="N",
+                        help="notebooks run at once, each in its own process (default 1)")
     parser.add_argument("--kernel", default=None)
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
@@ -871,6 +973,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             store_dir=args.store_dir,
             fresh=args.fresh,
             record=args.record,
+            jobs=args.jobs,
         )
     except NotebookFailedError as exc:
         print(f"reproduce: {exc}", file=sys.stderr)

@@ -564,3 +564,87 @@ def test_refresh_sources_records_what_it_computes(tmp_path, monkeypatch):
     refresh_sources(nb_dir, store_dir=store)
     assert calls_printed(done) == (12, 0) and ResultStore(store).entries() == entries
     assert not [p for p in nb_dir.iterdir() if p.name.endswith(".tmp")]
+
+
+# --------------------------------------------------------------------------- parallel notebooks
+
+
+def test_parallel_run_gives_the_serial_results(run, tmp_path):
+    """jobs=2: both notebooks run, in their own processes, with the same records and figures."""
+    root, serial = run
+    nb_dir = two_notebooks(tmp_path / "notebooks")
+    manifest = reproduce(
+        "paper", {"seed": 3}, notebooks_dir=nb_dir, output_dir=tmp_path / "out",
+        figures_dir=tmp_path / "figures", cache_dir=tmp_path / "cache", progress=False, jobs=2,
+    )
+    assert [e["status"] for e in manifest["notebooks"]] == ["ok", "ok"]
+    for name in ("01_alpha", "02_beta"):
+        rec = record_of(tmp_path / "out" / f"{name}.ipynb")
+        assert rec["seed"] == 3 and rec["mode"] == "paper" and rec["executable"] == sys.executable
+    assert manifest["figures"] == serial["figures"]  # same figure files, same bytes
+
+
+def test_parallel_schedule_runs_solo_notebooks_alone(monkeypatch):
+    """The scheduler of jobs > 1: a SOLO notebook never overlaps another one, the others fill
+    both slots, and nothing starts after a failure."""
+    import concurrent.futures as cf
+    import threading
+
+    from dlsched import reproduce as rp
+
+    live, overlaps, started = set(), [], []
+    lock = threading.Lock()
+
+    def fake_execute(task, parameters):
+        import time as _t
+
+        name = Path(task["nb"]).stem
+        with lock:
+            started.append(name)
+            if live and (name in rp.SOLO_NOTEBOOKS or live & rp.SOLO_NOTEBOOKS):
+                overlaps.append((name, sorted(live)))
+            live.add(name)
+        _t.sleep(0.05)
+        with lock:
+            live.discard(name)
+        return {"summary": "boom"} if name == "09_fails" else None
+
+    class ThreadPool(cf.ThreadPoolExecutor):
+        def __init__(self, max_workers, mp_context=None):
+            super().__init__(max_workers)
+
+    monkeypatch.setattr(rp, "_execute", fake_execute)
+    monkeypatch.setattr(cf, "ProcessPoolExecutor", ThreadPool)
+    names = ["00_a", "11_oasis_proofs", "12_b", "13_c", "52_specon_figures", "60_d"]
+    tasks = [(Path(f"{n}.ipynb"), {"parameters": {}}) for n in names]
+    finished = []
+
+    class Bar:
+        def set_postfix_str(self, s):
+            pass
+
+        def update(self):
+            pass
+
+    rp._run_parallel(tasks, 2, lambda nb: ({"nb": str(nb)}, Path("x")),
+                     lambda nb, entry, tmp, sec, err: finished.append((nb.stem, err)), Bar(), lambda: False)
+    assert sorted(started) == sorted(names) and not overlaps
+    assert all(err is None for _, err in finished)
+
+    failed = []
+    tasks = [(Path(f"{n}.ipynb"), {"parameters": {}}) for n in ["09_fails", "10_x", "20_y", "30_z"]]
+    started.clear()
+
+    def on_finish(nb, entry, tmp, sec, err):
+        if err is not None:
+            failed.append(nb.stem)
+
+    rp._run_parallel(tasks, 2, lambda nb: ({"nb": str(nb)}, Path("x")), on_finish, Bar(), lambda: bool(failed))
+    assert failed == ["09_fails"] and "30_z" not in started  # started after the failure: never
+
+
+@pytest.mark.parametrize("jobs", [0, -1, 1.5, True, "2"])
+def test_jobs_validated(tmp_path, jobs):
+    with pytest.raises(ValueError, match="jobs"):
+        reproduce(jobs=jobs, **_kwargs(tmp_path))
+    assert _nothing_written(tmp_path)

@@ -268,15 +268,28 @@ class BatchSche(BasePolicy):
         p_price = (mu(use, cap) * pd_).sum(axis=2)
         seg = np.diff(bounds)
         best = None
+        # the worker counts to try, in order: n = 1, 2, ... while the window holds the duration,
+        # up to the first n that no longer fits (more workers never fit either)
+        room_total = room_w.sum()
+        tried: list[tuple[int, int]] = []
         for n in range(1, model.max_workers + 1):
             d = max(1, math.ceil(model.total_work / (model.speed(False) * n) - _EPS))
             if tau + d > end:
                 continue
-            if room_w.sum() < n:
-                break  # more workers never fit either
-            length = np.clip(tau + d - bounds[:-1], 0, seg)  # slots of each segment used
-            cw = numerics.dot(length[:, None], w_price, axis=0)  # (S,) window cost of one worker
-            cp = numerics.dot(length[:, None], p_price, axis=0)
+            if room_total < n:
+                break
+            tried.append((n, d))
+        if not tried:
+            return None
+        d_all = np.array([d for _, d in tried], dtype=np.int64)
+        length_all = np.clip(tau + d_all[:, None] - bounds[None, :-1], 0, seg[None, :])  # slots used
+        # (n, S) window cost of one worker / of the PS: per n, numerics.dot(length[:, None], price,
+        # axis=0) (the same products, the same reduction of the segment axis), all n at once
+        lf = length_all[:, :, None].astype(np.float64)
+        cw_all = np.sum(np.multiply(lf, w_price[None]), axis=1)
+        cp_all = np.sum(np.multiply(lf, p_price[None]), axis=1)
+        for i, (n, d) in enumerate(tried):
+            cw, cp = cw_all[i], cp_all[i]
             # cheapest window cost per worker first: costs within numerics tolerance (REL_TOL of the
             # first of each tie run) tie; ties -> the lower server index
             order = numerics.order(cw)
@@ -350,6 +363,7 @@ class Preemptive(BasePolicy):
         super().reset(cluster, rng)
         self._preemptions: dict[int, int] = {}
         self._widths: dict[int, list[tuple[int, int, int]]] = {}
+        self._warr: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._hosts = _hosts_both(cluster)
 
     def remaining_time(self, v: JobView, ctx: RateContext) -> float:
@@ -405,12 +419,25 @@ class Preemptive(BasePolicy):
         pd_ = cluster.vector(spec.ps_demand)[hard]
         work = v.remaining_work
         best, best_key = None, None
-        for s, w, ps in self.widths(spec):
-            later = ready[s] > t + _EPS
-            if not later and not np.all(w * wd + ps * pd_ <= free[s, hard] + _EPS):
-                continue
-            cand = Placement.of({s: w}, {s: ps} if ps else {})
-            rate = spec.model.rate(spec, cand, ctx)
+        widths = self.widths(spec)
+        if not widths:
+            return None
+        srv, wk, pss = self._width_arrays(spec)
+        # the gang fits now (all servers at once; the same elementwise sums as server by server)
+        lat = ready[srv] > t + _EPS
+        fits = np.all(wk[:, None] * wd + pss[:, None] * pd_ <= free[srv][:, hard] + _EPS, axis=1)
+        model = spec.model
+        # AOnlineModel.rate of a one-server gang: w p_j(colocated) with a PS, else 0 (speed only)
+        plain = getattr(type(model), "rate", None) is AOnlineModel.rate
+        for i in np.flatnonzero(lat | fits).tolist():
+            s, w, ps = widths[i]
+            later = bool(lat[i])
+            cand = None
+            if plain:
+                rate = w * model.speed(True) if ps > 0 else 0.0
+            else:
+                cand = Placement.of({s: w}, {s: ps} if ps else {})
+                rate = model.rate(spec, cand, ctx)
             if rate <= 0:
                 continue
             start = math.ceil(ready[s] - _EPS) if later else t
@@ -421,8 +448,20 @@ class Preemptive(BasePolicy):
             if best_key is None or numerics.less(finish, best_key[0]) or (
                 numerics.is_close(finish, best_key[0]) and key[1:] < best_key[1:]
             ):
+                if cand is None and not later:
+                    cand = Placement.of({s: w}, {s: ps} if ps else {})
                 best, best_key = (None if later else cand), key
         return best
+
+    def _width_arrays(self, spec: JobSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`widths` as three int arrays (servers, workers, PS), cached per job."""
+        arr = self._warr.get(spec.job_id)
+        if arr is None:
+            w = self.widths(spec)
+            arr = self._warr[spec.job_id] = tuple(
+                np.array([x[k] for x in w], dtype=np.int64) for k in range(3)
+            )
+        return arr
 
     def decide(self, t: int, view: ClusterView) -> Decision:
         cluster = view.cluster

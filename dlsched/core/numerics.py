@@ -218,6 +218,8 @@ def tie_classes(values) -> np.ndarray:
     v = np.asarray(values, dtype=np.float64)
     if v.ndim == 0:
         return np.zeros((), dtype=np.int64)
+    if v.ndim == 1:
+        return _tie_classes_1d(v, np.argsort(v, kind="stable"))
     idx = np.argsort(v, axis=-1, kind="stable")
     sv = np.take_along_axis(v, idx, axis=-1)
     ranks_sorted = np.zeros(sv.shape, dtype=np.int64)
@@ -244,6 +246,47 @@ def tie_classes(values) -> np.ndarray:
     return ranks
 
 
+def _near_ties(sv: np.ndarray) -> np.ndarray:
+    """Gaps of the sorted 1-d ``sv`` that are positive but within the tolerance of their two
+    values: the only places where :func:`tie_classes` needs its head-by-head pass."""
+    gap = np.diff(sv)
+    lo, hi = float(sv[0]), float(sv[-1])
+    if math.isfinite(lo) and math.isfinite(hi):  # sorted, so nan or infinity would sit at an end
+        m = max(abs(lo), abs(hi))  # the largest magnitude
+        pos = gap[gap > 0]
+        # every pair's tolerance is at most REL_TOL * m + ABS_TOL: gaps all above it are not near
+        if pos.size == 0 or float(pos.min()) > REL_TOL * m + ABS_TOL:
+            return np.zeros(gap.shape, dtype=bool)
+    with np.errstate(invalid="ignore"):
+        return (gap > 0) & (gap <= tolerance(sv[1:], sv[:-1]))
+
+
+def _tie_classes_1d(v: np.ndarray, idx: np.ndarray, near: np.ndarray | None = None) -> np.ndarray:
+    """:func:`tie_classes` of a 1-d ``v`` whose stable argsort is ``idx`` (plain indexing instead of
+    the ``*_along_axis`` calls; the same arithmetic and the same ranks)."""
+    sv = v[idx]
+    n = sv.size
+    ranks_sorted = np.zeros(n, dtype=np.int64)
+    if n > 1:
+        if near is None:
+            near = _near_ties(sv)
+        if not near.any():
+            ranks_sorted[1:] = np.cumsum(sv[1:] != sv[:-1])
+        else:
+            head, rank = sv[0], 0
+            for j in range(1, n):
+                x = sv[j]
+                with np.errstate(invalid="ignore"):
+                    same = (x == head) | (np.abs(x - head) <= tolerance(x, head))
+                rank += not same
+                if not same:
+                    head = x
+                ranks_sorted[j] = rank
+    ranks = np.empty_like(ranks_sorted)
+    ranks[idx] = ranks_sorted
+    return ranks
+
+
 def order(values, *keys) -> np.ndarray:
     """Ascending order along the last axis of ``values`` with ties (within the tolerance, see
     :func:`tie_classes`) broken by ``keys`` (first key first, each broadcast against
@@ -252,6 +295,16 @@ def order(values, *keys) -> np.ndarray:
     v = np.asarray(values, dtype=np.float64)
     if v.ndim == 0:
         v = v.reshape(1)
+    if v.ndim == 1 and not keys:
+        # fast path, same permutation: with no near tie the tie classes are the distinct values
+        # (ranked in sorted order, every nan its own class), so the stable argsort -- equal values
+        # by position -- is already the order by (class, position)
+        idx = np.argsort(v, kind="stable")
+        near = _near_ties(v[idx]) if v.size > 1 else np.zeros(0, dtype=bool)
+        if not near.any():
+            return idx
+        ranks = _tie_classes_1d(v, idx, near)
+        return np.lexsort((np.arange(v.size), ranks))
     pos = np.broadcast_to(np.arange(v.shape[-1]), v.shape)
     cols = [pos] + [np.broadcast_to(np.asarray(k), v.shape) for k in reversed(keys)] + [tie_classes(v)]
     return np.lexsort(cols, axis=-1)
