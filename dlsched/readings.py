@@ -48,6 +48,7 @@ import pandas as pd
 __all__ = [
     "COLUMNS",
     "FIXED",
+    "check_inputs",
     "default_folder",
     "load_readings",
     "readings_summary",
@@ -212,3 +213,35 @@ def readings_summary(readings: pd.DataFrame, scorecards: pd.DataFrame) -> pd.Dat
             beyond += bool((~ceil["holds"]).any())
         rows.append({"notebook": nb, "tested": tested, "restored": restored, "beyond_ceiling": beyond})
     return pd.DataFrame(rows, columns=["notebook", "tested", "restored", "beyond_ceiling"])
+
+
+def check_inputs(frame: pd.DataFrame, scorecard: pd.DataFrame, columns: Iterable[str],
+                 readings: Iterable[str], *, hint: str = "") -> list[str]:
+    """Validate the inputs of a wing's ``readings_rows`` and return the readings present.
+
+    ``frame`` (the readings' runs) must be a DataFrame with every name of ``columns``;
+    ``scorecard`` (the notebook's) a DataFrame with ``figure``, ``quantity`` and ``paper``.
+    Returns the names of ``readings`` that occur in ``frame["reading"]``, in the order of
+    ``readings``; ``"default"`` must be one of them (``hint`` is appended to that message).
+
+    Raises
+    ------
+    TypeError
+        If ``frame`` or ``scorecard`` is not a DataFrame.
+    ValueError
+        Naming the missing columns, or the missing default reading.
+    """
+    for what, df in (("frame", frame), ("scorecard", scorecard)):
+        if not isinstance(df, pd.DataFrame):
+            raise TypeError(f"readings_rows: {what} must be a DataFrame, got {type(df).__name__}")
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f"readings_rows: frame lacks columns {missing} (a sweep of reading_run?)")
+    missing = [c for c in ("figure", "quantity", "paper") if c not in scorecard.columns]
+    if missing:
+        raise ValueError(f"readings_rows: scorecard lacks columns {missing}")
+    seen = set(frame["reading"])
+    present = [n for n in readings if n in seen]
+    if "default" not in present:
+        raise ValueError(f"readings_rows: the frame has no run of the 'default' reading{hint}")
+    return present

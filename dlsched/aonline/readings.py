@@ -88,6 +88,7 @@ import pandas as pd
 
 from dlsched.aonline import experiments as ax
 from dlsched.aonline.findings import slightly_better
+from dlsched.readings import check_inputs
 
 __all__ = [
     "AXES",
@@ -636,19 +637,8 @@ def readings_rows(frame: pd.DataFrame, scorecard: pd.DataFrame) -> list[dict[str
         If ``frame`` lacks a column or the runs of a reading's figure, or the scorecard lacks
         ``figure``/``quantity``/``paper``.
     """
-    for what, df in (("frame", frame), ("scorecard", scorecard)):
-        if not isinstance(df, pd.DataFrame):
-            raise TypeError(f"readings_rows: {what} must be a DataFrame, got {type(df).__name__}")
-    missing = [c for c in (*_PARAMS, *RESULT_COLUMNS) if c not in frame.columns]
-    if missing:
-        raise ValueError(f"readings_rows: frame lacks columns {missing} (a sweep of reading_run?)")
-    missing = [c for c in ("figure", "quantity", "paper") if c not in scorecard.columns]
-    if missing:
-        raise ValueError(f"readings_rows: scorecard lacks columns {missing}")
+    present = check_inputs(frame, scorecard, (*_PARAMS, *RESULT_COLUMNS), READINGS)
     a = _mode(frame)
-    present = [n for n in READINGS if n in set(frame["reading"])]
-    if "default" not in present:
-        raise ValueError("readings_rows: the frame has no run of the 'default' reading")
     judged = {n: _claims(frame, READINGS[n], a) for n in present}
     paper = {(f, q): p for f, q, p in scorecard[["figure", "quantity", "paper"]].itertuples(index=False)}
     rows: list[dict[str, Any]] = []
