@@ -7,8 +7,17 @@
     - ``instance_servers.csv``: one row per server (pool, delay, capacity per resource);
     - ``instance_jobs.csv``: one row per job (arrival, demands, utility and model parameters);
     - ``jobs.csv``: one row per job (status, admitted, start, completion, JCT, utility, ...);
-    - ``allocations.csv``: tidy allocation table ``job, slot, server, role, count``;
+    - ``allocations.parquet``: the allocations as intervals ``job, server, role, count,
+      first_slot, last_slot`` (``count`` tasks of ``role`` on ``server`` in every slot from
+      ``first_slot`` to ``last_slot``, both included; a new row whenever the job's placement
+      changes, see :attr:`~dlsched.core.simulator.SimulationResult.intervals`);
+      ``--format csv`` writes ``allocations.csv`` instead, and ``--allocations slots`` the tidy
+      per-slot table ``job, slot, server, role, count`` (one row per job, server and slot: large
+      on a whole trace);
     - ``summary.json``: headline metrics, names, parameters and seed.
+
+    A progress bar over finished jobs and simulated slots goes to stderr once a run has lasted a
+    few seconds; ``--quiet`` turns it off.
 
     ``--param`` keys may be prefixed ``workload.`` or ``policy.``; an unprefixed key goes to the
     side that declares it (an error if both or neither do). Values are Python literals when they
@@ -53,7 +62,19 @@ from pathlib import Path
 from dlsched import registry
 from dlsched.reproduce import parse_param
 
-OUTPUT_FILES = ("instance_servers.csv", "instance_jobs.csv", "jobs.csv", "allocations.csv", "summary.json")
+FORMATS = ("parquet", "csv")
+"""``--format`` values of the allocation file."""
+ALLOCATIONS = ("intervals", "slots")
+"""``--allocations`` values: intervals (default) or one row per slot."""
+
+
+def output_files(fmt: str = "parquet") -> tuple[str, ...]:
+    """The files ``dlsched run`` writes for allocation format ``fmt``."""
+    return ("instance_servers.csv", "instance_jobs.csv", "jobs.csv", f"allocations.{fmt}", "summary.json")
+
+
+OUTPUT_FILES = output_files("parquet")
+"""The files of a default run (allocations as Parquet intervals)."""
 
 
 class UsageError(ValueError):
@@ -95,17 +116,31 @@ def run(
     seed: int,
     out: str | os.PathLike,
     horizon: int | None = None,
+    *,
+    fmt: str = "parquet",
+    allocations: str = "intervals",
+    progress: bool = False,
 ) -> dict:
-    """Simulate and write the output files atomically into ``out``; returns the summary."""
+    """Simulate and write the output files (:func:`output_files`) atomically into ``out``;
+    returns the summary.
+
+    ``fmt`` (``"parquet"`` or ``"csv"``) and ``allocations`` (``"intervals"`` or ``"slots"``)
+    choose the allocation file (module docstring); ``progress`` shows a bar on stderr.
+    """
     from dlsched.core import metrics
     from dlsched.core.simulator import simulate
+
+    if fmt not in FORMATS:
+        raise UsageError(f"--format must be one of {list(FORMATS)}, got {fmt!r}")
+    if allocations not in ALLOCATIONS:
+        raise UsageError(f"--allocations must be one of {list(ALLOCATIONS)}, got {allocations!r}")
 
     wparams, pparams = split_params(params, workload, policy)
     wparams = {**registry.workload_defaults(policy, workload), **wparams}  # e.g. preemptive jobs
     wl = registry.make_workload(workload, seed=seed, **wparams)
     registry.check_policy(policy, wl, workload)  # a job model the policy cannot run: say so, by name
     pol = registry.make_policy(policy, wl, **pparams)
-    result = simulate(wl, pol, seed=seed, horizon=horizon)
+    result = simulate(wl, pol, seed=seed, horizon=horizon, progress=progress)
     summary = {
         k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in metrics.summary(result).items()
     }
@@ -120,6 +155,7 @@ def run(
             "slot_seconds": wl.cluster.slot_seconds,
             "end_slot": result.end_slot,
             "stalled": result.stalled,
+            "allocations": {"file": f"allocations.{fmt}", "layout": allocations},
         }
     )
     out = Path(out)
@@ -129,10 +165,14 @@ def run(
         wl.cluster.to_frame().to_csv(tmp / "instance_servers.csv", index=False)
         wl.jobs_frame().to_csv(tmp / "instance_jobs.csv", index=False)
         result.jobs.to_csv(tmp / "jobs.csv", index=False)
-        result.allocations.to_csv(tmp / "allocations.csv", index=False)
+        table = result.intervals if allocations == "intervals" else result.allocations
+        if fmt == "csv":
+            table.to_csv(tmp / "allocations.csv", index=False)
+        else:
+            table.to_parquet(tmp / "allocations.parquet", index=False)
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
         out.mkdir(exist_ok=True)
-        for name in OUTPUT_FILES:
+        for name in output_files(fmt):
             os.replace(tmp / name, out / name)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -219,6 +259,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_run.add_argument("--seed", type=int, default=0)
     p_run.add_argument("--horizon", type=int, default=None)
     p_run.add_argument("--out", required=True)
+    p_run.add_argument("--format", choices=FORMATS, default="parquet", dest="fmt",
+                       help="allocation file format (default parquet)")
+    p_run.add_argument("--allocations", choices=ALLOCATIONS, default="intervals",
+                       help="allocation rows: intervals (default) or one per slot")
+    p_run.add_argument("--quiet", action="store_true", help="no progress bar")
     sub.add_parser("reproduce", help="run every notebook with papermill (see dlsched reproduce --help)")
     sub.add_parser("list", help="registered policies and workloads")
     p_fid = sub.add_parser("fidelity", help="claims reproduced per paper, from the notebooks' scorecards")
@@ -247,14 +292,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _fidelity(args)
         if args.seed < 0:
             raise UsageError(f"--seed must be >= 0, got {args.seed}")
-        summary = run(args.workload, args.policy, args.param, args.seed, args.out, args.horizon)
+        summary = run(args.workload, args.policy, args.param, args.seed, args.out, args.horizon,
+                      fmt=args.fmt, allocations=args.allocations, progress=not args.quiet)
     except (UsageError, ValueError, TypeError, FileNotFoundError, OSError) as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"dlsched: error: {msg}", file=sys.stderr)
         return 2
     print(
         f"{summary['finished']}/{summary['jobs']} jobs finished, total utility "
-        f"{summary['total_utility']:.4g}; wrote {', '.join(OUTPUT_FILES)} to {args.out}"
+        f"{summary['total_utility']:.4g}; wrote {', '.join(output_files(args.fmt))} to {args.out}"
     )
     return 0
 

@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -76,8 +77,8 @@ def test_run_writes_exactly_the_output_files(tmp_path, capsys):
     jobs = pd.read_csv(out / "jobs.csv")
     assert list(jobs.columns) == JOBS_COLUMNS
     assert jobs["job_id"].tolist() == list(range(6))
-    alloc = pd.read_csv(out / "allocations.csv")
-    assert list(alloc.columns) == ["job", "slot", "server", "role", "count"]
+    alloc = pd.read_parquet(out / "allocations.parquet")
+    assert list(alloc.columns) == ["job", "server", "role", "count", "first_slot", "last_slot"]
     assert set(alloc["role"]) == {"worker", "ps"}  # OASiS jobs have PS
     servers = pd.read_csv(out / "instance_servers.csv")
     assert list(servers.columns) == [
@@ -105,7 +106,7 @@ def test_run_writes_exactly_the_output_files(tmp_path, capsys):
 
 
 def test_run_tables_equal_the_python_api(tmp_path):
-    assert _run(tmp_path, "--param", "backfill=True") == 0
+    assert _run(tmp_path, "--param", "backfill=True", "--format", "csv", "--allocations", "slots") == 0
     out = tmp_path / "out"
     wl = registry.make_workload("synthetic", seed=5, model="oasis", n_jobs=6)
     res = simulate(wl, registry.make_policy("fifo", backfill=True), seed=5)
@@ -131,7 +132,7 @@ def test_run_tables_equal_the_python_api(tmp_path):
 def test_run_is_deterministic_and_seed_matters(tmp_path):
     assert _run(tmp_path, out="a") == 0
     assert _run(tmp_path, out="b") == 0
-    for name in ("jobs.csv", "allocations.csv", "instance_jobs.csv", "summary.json"):
+    for name in ("jobs.csv", "allocations.parquet", "instance_jobs.csv", "summary.json"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
     argv = [
         "run",
@@ -365,3 +366,31 @@ def test_policy_workload_defaults_apply_under_the_users_parameters(tmp_path, cap
     err = capsys.readouterr().err
     assert "not preemptible" in err and err.count("\n") == 1
     assert not (tmp_path / "no").exists()
+
+
+def test_interval_allocations_expand_to_the_per_slot_table(tmp_path):
+    """The interval file (Parquet default, CSV option) holds exactly the per-slot allocations."""
+    assert _run(tmp_path, "--param", "backfill=True", "--quiet", out="pq") == 0
+    assert _run(tmp_path, "--param", "backfill=True", "--format", "csv", out="csv") == 0
+    assert sorted(p.name for p in (tmp_path / "csv").iterdir()) == sorted(cli.output_files("csv"))
+    iv = pd.read_parquet(tmp_path / "pq" / "allocations.parquet")
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "csv" / "allocations.csv"), _roundtrip(iv))
+    wl = registry.make_workload("synthetic", seed=5, model="oasis", n_jobs=6)
+    res = simulate(wl, registry.make_policy("fifo", backfill=True), seed=5)
+    assert (iv["last_slot"] >= iv["first_slot"]).all()
+    reps = (iv["last_slot"] - iv["first_slot"] + 1).to_numpy()
+    rows = iv.loc[iv.index.repeat(reps)].reset_index(drop=True)
+    offset = np.arange(len(rows)) - np.repeat(np.cumsum(reps) - reps, reps)  # 0, 1, .. per interval
+    rows["slot"] = rows["first_slot"].to_numpy() + offset
+    got = rows[["job", "slot", "server", "role", "count"]].sort_values(
+        ["slot", "job", "role", "server"], kind="stable").reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, res.allocations, check_dtype=False)
+    assert len(iv) < len(res.allocations)  # fewer rows than slots
+    summary = json.loads((tmp_path / "pq" / "summary.json").read_text())
+    assert summary["allocations"] == {"file": "allocations.parquet", "layout": "intervals"}
+
+
+def test_run_rejects_unknown_format(tmp_path, capsys):
+    assert _run(tmp_path, "--format", "xlsx") == 2
+    assert "--format" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

@@ -157,6 +157,35 @@ class SimulationResult:
         )
         return out.sort_values(["slot", "job", "role", "server"], kind="stable").reset_index(drop=True)
 
+    @cached_property
+    def intervals(self) -> pd.DataFrame:
+        """The allocations as intervals: ``job, server, role, count, first_slot, last_slot``.
+
+        One row per job, server and role for each stretch of slots in which the job's placement
+        stayed the same (a new row whenever it changes), so its size grows with the number of
+        placement changes, not with the number of slots. ``count`` tasks of ``role`` (``worker``
+        or ``ps``) run on ``server`` in every slot ``first_slot .. last_slot`` (both included);
+        expanding each row to those slots gives :attr:`allocations`. Rows are sorted by
+        ``first_slot, job, role, server``.
+        """
+        r = self.runs
+        cols = ["job", "server", "role", "count", "first_slot", "last_slot"]
+        if r.empty:
+            return pd.DataFrame(
+                {c: pd.Series(dtype=object if c == "role" else "int64") for c in cols}
+            )
+        out = pd.DataFrame(
+            {
+                "job": r["job"].to_numpy(dtype=np.int64),
+                "server": r["server"].to_numpy(dtype=np.int64),
+                "role": r["role"].astype(str).to_numpy(dtype=object),
+                "count": r["count"].to_numpy(dtype=np.int64),
+                "first_slot": r["slot"].to_numpy(dtype=np.int64),
+                "last_slot": (r["slot"] + r["slots"] - 1).to_numpy(dtype=np.int64),
+            }
+        )
+        return out.sort_values(["first_slot", "job", "role", "server"], kind="stable").reset_index(drop=True)
+
     def usage(self) -> pd.DataFrame:
         """Resources allocated per slot (columns: ``slot`` and one per resource)."""
         from dlsched.core.metrics import usage_timeline
@@ -188,7 +217,7 @@ def simulate(
     check : bool, default True
         Validate every decision with the independent checker (keep it on; it is cheap).
     progress : bool
-        Show a tqdm bar over finished jobs.
+        Show a tqdm bar over finished jobs, with the simulated slot, on stderr (after 2 s).
 
     Returns
     -------
@@ -265,6 +294,8 @@ def simulate(
             finally:
                 _settle(view)
             decisions += 1
+            if bar is not None:
+                bar.set_postfix_str(f"slot {t}", refresh=False)
             if not isinstance(decision, Decision):
                 raise TypeError(
                     f"{type(policy).__name__}.decide must return a Decision, got {type(decision).__name__}"
@@ -415,7 +446,8 @@ def _progress(enabled: bool, total: int):
         return None
     from tqdm import tqdm
 
-    return tqdm(total=total, desc="jobs done", unit="job")
+    # on stderr, shown only once a run has lasted 2 s; the postfix is the simulated slot
+    return tqdm(total=total, desc="jobs done", unit="job", delay=2.0, file=sys.stderr)
 
 
 def _settle(view: ClusterView) -> None:

@@ -202,17 +202,36 @@ class PriceParameters:
         r""":math:`\alpha = \max_r(1, \ln(U_1^r/L_1), \ln(U_2^r/L_2))` of Theorem 4."""
         return float(max(1.0, np.max(self.log_u1 - self.log_l1), np.max(self.log_u2 - self.log_l2)))
 
-    def scaled(self, u_scale: float = 1.0) -> PriceParameters:
-        """Estimates with ``U`` multiplied by ``u_scale`` (so ``U/L`` scales by it; Fig. 6).
+    def scaled(self, u_scale: float = 1.0, l_scale: float = 1.0) -> PriceParameters:
+        r"""Estimates with ``U`` multiplied by ``u_scale`` and ``L`` by ``l_scale`` (Fig. 6).
 
-        The paper does not say how its estimates are perturbed; scaling ``U`` at fixed ``L`` is
-        our reading. ``U`` is floored at ``L``.
+        The paper (Sec. V-A, Fig. 6; spec 11.3 "[N] how the ratio is perturbed (scale U or L) is
+        not stated") gives estimates of :math:`U_1^r/L_1`, :math:`U_2^r/L_2` at 20 %-1000 % of
+        the true values without saying which of the two it changed. ``u_scale`` (our default
+        reading) multiplies ``U`` at fixed ``L``, so ``U/L`` scales by ``u_scale``;
+        ``l_scale`` multiplies ``L`` at fixed ``U``, so ``U/L`` scales by ``1/l_scale``.
+        ``U`` is floored at the (new) ``L`` ((22) needs :math:`L \le U`). ``l_scale = 1``
+        leaves ``L`` bit-identical.
+
+        Raises
+        ------
+        ValueError
+            If ``u_scale`` or ``l_scale`` is not a finite number > 0.
         """
         if not math.isfinite(u_scale) or u_scale <= 0:
             raise ValueError(f"u_scale must be finite and > 0, got {u_scale!r}")
+        if isinstance(l_scale, bool) or not isinstance(l_scale, (int, float)) or not math.isfinite(l_scale) \
+                or l_scale <= 0:
+            raise ValueError(f"l_scale must be a finite number > 0, got {l_scale!r}")
         k = math.log(u_scale)
-        return replace(self, log_u1=np.maximum(self.log_u1 + k, self.log_l1),
-                       log_u2=np.maximum(self.log_u2 + k, self.log_l2))
+        out = replace(self, log_u1=np.maximum(self.log_u1 + k, self.log_l1),
+                      log_u2=np.maximum(self.log_u2 + k, self.log_l2))
+        if l_scale == 1.0:
+            return out
+        kl = math.log(l_scale)
+        l1, l2 = out.log_l1 + kl, out.log_l2 + kl
+        return replace(out, log_l1=l1, log_l2=l2, log_u1=np.maximum(out.log_u1, l1),
+                       log_u2=np.maximum(out.log_u2, l2))
 
     def capped(self, max_log_ratio: float) -> PriceParameters:
         r"""Estimates with :math:`\ln(U/L)` at most ``max_log_ratio``: ``L`` raised to
