@@ -192,3 +192,17 @@ def test_testbed_figure_from_a_table():
     assert labels == ["J1-a*", "J2-b"]
     with pytest.raises(ValueError, match="missing column"):
         sx.testbed_figure(table.drop(columns="ds_predicted"))
+
+
+def test_timeline_counts_the_booked_cpu_of_a_progressing_container():
+    """Under converged_cpu < 1 a container that still progresses holds its extra CPU as a ps slot
+    on its node; the timeline's CPU use includes it (full C_use alone on a node), and drops to
+    f C_use once the container has converged."""
+    from dlsched.core.simulator import simulate
+    from dlsched.specon.policy import K8sDefault
+
+    wl = specon_workload(np.random.default_rng(0), n_jobs=1, converged_cpu=0.5, converged_at=0.5)
+    res = simulate(wl, K8sDefault(), seed=0)
+    tl = sx.timeline(wl, res)
+    assert tl["cpu_pct"].max() == pytest.approx(80.0)  # progressing: C_use = 80 % of the node
+    assert tl["cpu_pct"].iloc[-1] == pytest.approx(40.0)  # converged: f C_use

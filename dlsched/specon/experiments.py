@@ -627,7 +627,13 @@ def timeline(wl: Workload, result: SimulationResult, policy=None) -> pd.DataFram
     from dlsched.core.jobs import RateContext
     from dlsched.core.schedule import Placement, server_usage
 
-    runs = result.runs[result.runs["role"] == "worker"]
+    every = result.runs
+    runs = every[every["role"] == "worker"]
+    # the PS role books the CPU a container still trains with under the reading "a converged
+    # container needs less CPU" (converged_cpu < 1); it is part of the placement whose cores count
+    ps_runs = every[every["role"] == "ps"]
+    ps_start = ps_runs["slot"].to_numpy(np.int64)
+    ps_end = ps_start + ps_runs["slots"].to_numpy(np.int64)
     slot = wl.cluster.slot_seconds
     specs = wl.specs
     moves: dict[int, list[tuple[int, str]]] = {}
@@ -645,14 +651,18 @@ def timeline(wl: Workload, result: SimulationResult, policy=None) -> pd.DataFram
         live = runs[(start <= a) & (end > a)]
         if live.empty:
             continue
-        place = {int(j): Placement.of({int(s): 1}) for j, s in zip(live["job"], live["server"], strict=True)}
+        ps_live = ps_runs[(ps_start <= a) & (ps_end > a)]
+        ps_of = {int(j): {int(s): int(c)} for j, s, c in zip(ps_live["job"], ps_live["server"], ps_live["count"],
+                                                              strict=True)}
+        place = {int(j): Placement.of({int(s): 1}, ps_of.get(int(j), {}))
+                 for j, s in zip(live["job"], live["server"], strict=True)}
         paused = {j for j in place for (t0, _, t1) in moves.get(j, []) if t0 <= a < t1}
         load = server_usage(wl.cluster, specs, place)
         if paused:
             load = load - server_usage(wl.cluster, specs, {j: place[j] for j in paused}) * soft
         ctx = RateContext(wl.cluster, load)
         for j, p in place.items():
-            ((s, _),) = p.workers
+            ((s, _),) = p.workers  # one container: one worker (its PS, if any, on the same node)
             cores = 0.0 if j in paused else specs[j].model.cores(specs[j], p, ctx)
             kinds = "".join(k for t0, k, _ in moves.get(j, []) if t0 <= a)
             label = f"Job-{j + 1}" + "".join(f"-{k}" for k in kinds)
