@@ -64,11 +64,16 @@ error_levels = [0.0, 0.1, 0.2, 0.3]
 poisson_rate = 3.0
 table3_n_ps = 10
 table3_seeds = 20
+paa_n_ps = [2, 4, 6, 8, 10, 12]  # Figs. 20-21 (readings section): PS counts with table3_n_ps workers
 
 # %%
+import pandas as pd
+
+import dlsched.readings
 from dlsched import experiments, fidelity, plotting
 from dlsched.optimus import experiments as oe
 from dlsched.optimus import findings
+from dlsched.optimus import readings as optimus_readings
 
 quick = mode == "quick"
 store = None if quick else store_dir
@@ -469,7 +474,92 @@ print(findings.gap_reading(profile, speedups))
 # * **Not modelled**: the testbed's costs of a bad allocation that our simulator does not have
 #   (contention inside a server, stragglers, checkpoint-and-restart when a job is rescaled; our
 #   Optimus rescales jobs every interval for free) and the paper's unstated Tetris and DRF
-#   details. We did not tune the policies to close the gap.
+#   details. We did not tune the policies to close the gap; the section "Which reading restores
+#   the claim" runs documented alternatives (a cost per rescale among them) and a ceiling.
+
+# %% [markdown]
+# ## Which reading restores the claim
+#
+# For every claim of Figs. 11/13, 15 and 18 that the scorecard below judges, for Figs. 20-21
+# (PAA's training speed-up, which the sections above do not run) and for the priority factor 0.95
+# (Sec. 6.2: mean JCT 2.66 % and makespan 1.88 % smaller than with factor 1), the table runs the
+# spec's default reading and each alternative reading on the same points and seeds, through the
+# results store (`dlsched.optimus.readings.reading_run`), and judges the claim with the
+# scorecard's own rule (`holds`). Each alternative is a parameter of the wing; `source` names the
+# spec or paper line it reinterprets, and every one was fixed before its result was seen
+# (`fixed`). Every reading runs over the whole sweep of its figure (every seed; Fig. 15 every
+# error pair and seed), re-running only the runs it changes:
+#
+# * **Table 2 speed** (`speed_model="table2"`): every job's true speed is Eq. (3)/(4) with the
+#   paper's Table 2 coefficients (ResNet-50; $M = 1$, the unit Table 2 leaves open) instead of
+#   our Eq. (2) constants, each job keeping its own speed with 1 PS + 1 worker. All schemes.
+# * **A cost per rescale** (`rescale_seconds`): a checkpoint to HDFS and restart (Sec. 5.4) whenever
+#   a running job's placement changes, 15.24 s (2.54 % of an interval: the paper's overall
+#   overhead of 2.54 % of the makespan, were every job rescaled every interval) or 60 s. All
+#   schemes.
+# * **Tetris** with a per-job cap of 4 or 8 bundles (`max_bundles`), with a bundle's PS and worker
+#   not forced onto one server (`colocate=False`), and both: the paper fixes only PS:worker = 1:1.
+#   Tetris only, on the Tetris statement of Figs. 11/13.
+# * **A persistent error** (`error_draw="job"`, Fig. 15): the error's sign is drawn once per job
+#   and kept (a biased estimate), not redrawn every interval; also with Table 2's speed model.
+# * **PS load imbalance** (`ps_load="imbalance"`, Figs. 20-21): Eq. (2) assumes every PS holds
+#   $S/p$, so in our ground truth PAA cannot change the speed (the default row); this reading lets
+#   the PS with the largest share (PAA's or MXNet's assignment of ResNet-50's 157 blocks) set the
+#   step time, 10 workers and `paa_n_ps` PS. Only ResNet-50's blocks are known, so Fig. 21's other
+#   models are not run; its row is ResNet-50's speed-up with 10 + 10 against the paper's "up to
+#   29 %" over models.
+# * **The priority factor 0.95**: the default row is Optimus with factor 0.95 for jobs in their
+#   initial phase (fewer than 3 observed epochs, the wing's default) against the Figs. 11/13
+#   Optimus runs; the alternative counts the first 10 epochs as the initial phase.
+# * **Ceiling**: the clairvoyant Optimus (`oracle=True`), its own allocation and placement fed with
+#   every job's true remaining steps and true speed function, on the Figs. 11/13 seeds. It is
+#   what perfect estimates could buy Optimus in our model (a greedy allocation, so not a bound over
+#   every scheduler); where the paper's speed-up or reduction is beyond it (`holds` false: below
+#   the band the scorecard calls `yes`), no better reading of the estimators reaches it. It is
+#   computed under the default ground truth (Eq. (2), no rescale cost), so it bounds the readings
+#   of the estimators, not those that change the ground truth (Table 2 speed, rescale cost).
+
+# %%
+ours_r = {"n_jobs": n_jobs, "seeds": seeds, "error_seeds": error_seeds, "error_levels": error_levels,
+          "n_ps": paa_n_ps, "n_workers": table3_n_ps, "paa_seeds": table3_seeds}  # fmt: skip
+axes_r = {k: list(v) if isinstance(v, tuple) else v for k, v in optimus_readings.AXES["paper"].items()}
+assert quick or axes_r == ours_r, "the readings' paper grid must be this notebook's paper-mode points"
+reading_grid = optimus_readings.readings_grid(mode)
+reading_runs = experiments.sweep(optimus_readings.reading_run, reading_grid, cache_dir=cache_dir,
+                                 scheduler=scheduler, store=store)  # fmt: skip
+reading_frame = pd.concat([reading_runs, optimus_readings.default_rows(jobs, ejobs)], ignore_index=True)
+judged = findings.scorecard([cmp11, cmp15, cmp18])
+readings_table = dlsched.readings.readings_table(optimus_readings.readings_rows(reading_frame, judged))
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(readings_table.drop(columns=["paper", "parameter", "source", "fixed"]).to_string(index=False))
+print()
+verdicts = readings_table.groupby(["figure", "quantity"], sort=False)["verdict"].value_counts()
+print(verdicts.unstack(fill_value=0).to_string())
+saved_readings = dlsched.readings.save_readings(readings_table, "22_optimus_figures", mode=mode)
+
+# %% [markdown]
+# **Reading the table.** A claim that some row restores ("restores the claim") has a documented
+# reading of the paper under which our schemes do what the paper reports; the rows of the same
+# reading on the other claims say what that reading costs elsewhere. A claim that no row restores
+# is not explained by any of these readings, and a ceiling row "beyond the model's ceiling" says
+# that even perfect estimates would not bring Optimus to the paper's number in our model. The saved
+# table (`data/scorecards/readings/`, paper mode only) feeds the README's fidelity table.
+#
+# **Figs. 1, 2 and 4 (the motivation measurements) are not reproduced, for these reasons.** Fig. 1
+# shows ResNext-110's training and validation loss and accuracy on CIFAR10, and Fig. 2 the training
+# times of the nine Table 1 models (hours to days on the paper's GPUs): neither the models nor
+# that hardware are within reach here, and the real training-loss curves we do have (small
+# scikit-learn models, `data/loss_curves`) are shown as Fig. 5's stand-ins in notebook
+# [`20_optimus_models`](20_optimus_models.ipynb). Fig. 4 measures ResNet-50's synchronous training
+# speed against the split of 20 containers (5 cores, 10 GB each) into workers and PS, and against
+# the count at PS:worker = 1:1: that needs a parameter-server training framework with workers and
+# PS exchanging gradients over a network. The real-process testbed we have (`dlsched.specon.testbed`)
+# runs single-process NumPy jobs with no parameter server, on a 2-core machine shared with other
+# work, where 20 containers would time-share two cores and measure the machine's scheduler, not a
+# PS architecture; building a PS framework for it would be a new testbed, not a cheap rerun. Fig. 4's
+# shape is what Eq. (2) encodes; notebook 20 fits its speed functions (Fig. 9, Table 2).
 
 # %% [markdown]
 # ## Summary: paper vs ours

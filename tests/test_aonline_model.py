@@ -400,7 +400,7 @@ def test_cli_fifo_on_a_tiny_instance(tmp_path, capsys):
         "run", "--workload", "aonline", "--policy", "fifo", "--seed", "1", "--out", str(tmp_path / "out"),
         "--param", "n_edge=3", "--param", "n_jobs=4", "--param", "T=64", "--param", "epochs=[1, 2]",
         "--param", "chunks=[2, 4]", "--param", "minibatches=[2, 4]", "--param", "cloud_workers=8",
-        "--param", "server_source='synthetic'",
+        "--param", "server_source='synthetic'", "--format", "csv", "--allocations", "slots",
     ]  # fmt: skip
     assert cli.main(argv) == 0, capsys.readouterr().err
     import pandas as pd

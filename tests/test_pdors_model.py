@@ -401,9 +401,10 @@ def test_cli_small_run_writes_the_five_files(tmp_path, capsys, policy):
     assert inst["model_ratio"].between(*pm.RATIO).all()
     jobs = pd.read_csv(out / "jobs.csv")
     assert jobs["job_id"].tolist() == [0, 1, 2]
-    alloc = pd.read_csv(out / "allocations.csv")
-    assert list(alloc.columns) == ["job", "slot", "server", "role", "count"]
-    assert (alloc["slot"] < 4).all() and (alloc["count"] > 0).all()
+    alloc = pd.read_parquet(out / "allocations.parquet")  # intervals (the default)
+    assert list(alloc.columns) == ["job", "server", "role", "count", "first_slot", "last_slot"]
+    assert (alloc["last_slot"] < 4).all() and (alloc["count"] > 0).all()
+    assert (alloc["first_slot"] <= alloc["last_slot"]).all()
 
     # the same tables as the Python API
     wl = registry.make_workload("pdors", seed=2, n_jobs=3, n_machines=2, T=4)

@@ -639,7 +639,8 @@ def test_parallel_schedule_runs_solo_notebooks_alone(monkeypatch):
         if err is not None:
             failed.append(nb.stem)
 
-    rp._run_parallel(tasks, 2, lambda nb: ({"nb": str(nb)}, Path("x")), on_finish, Bar(), lambda: bool(failed))
+    rp._run_parallel(tasks, 2, lambda nb: ({"nb": str(nb)}, Path("x")), on_finish, Bar(),
+                     lambda: bool(failed))
     assert failed == ["09_fails"] and "30_z" not in started  # started after the failure: never
 
 

@@ -249,7 +249,8 @@ def tie_classes(values) -> np.ndarray:
 def _near_ties(sv: np.ndarray) -> np.ndarray:
     """Gaps of the sorted 1-d ``sv`` that are positive but within the tolerance of their two
     values: the only places where :func:`tie_classes` needs its head-by-head pass."""
-    gap = np.diff(sv)
+    with np.errstate(invalid="ignore"):  # inf - inf: nan, never a near tie
+        gap = np.diff(sv)
     lo, hi = float(sv[0]), float(sv[-1])
     if math.isfinite(lo) and math.isfinite(hi):  # sorted, so nan or infinity would sit at an end
         m = max(abs(lo), abs(hi))  # the largest magnitude

@@ -220,13 +220,13 @@ class PriceParameters:
         """
         if not math.isfinite(u_scale) or u_scale <= 0:
             raise ValueError(f"u_scale must be finite and > 0, got {u_scale!r}")
-        if isinstance(l_scale, bool) or not isinstance(l_scale, (int, float)) or not math.isfinite(l_scale) \
-                or l_scale <= 0:
+        bad = isinstance(l_scale, bool) or not isinstance(l_scale, (int, float))
+        if bad or not math.isfinite(l_scale) or l_scale <= 0:
             raise ValueError(f"l_scale must be a finite number > 0, got {l_scale!r}")
         k = math.log(u_scale)
         out = replace(self, log_u1=np.maximum(self.log_u1 + k, self.log_l1),
                       log_u2=np.maximum(self.log_u2 + k, self.log_l2))
-        if l_scale == 1.0:
+        if l_scale == 1.0:  # the default: L untouched, bit for bit
             return out
         kl = math.log(l_scale)
         l1, l2 = out.log_l1 + kl, out.log_l2 + kl
@@ -265,7 +265,55 @@ def min_duration(model: OasisModel) -> int:
     return max(1, math.ceil(model.epochs * model.minibatches * model.minibatch_time - _EPS))
 
 
-def price_parameters(workload: Workload, *, horizon: int | None = None) -> PriceParameters:
+L_UTILITY: tuple[str, ...] = ("horizon", "target")
+"""Values of ``l_utility`` of :func:`price_parameters` (default first)."""
+L_JOBS: tuple[str, ...] = ("all", "time_sensitive")
+"""Values of ``l_jobs`` of :func:`price_parameters` (default first)."""
+L_STATISTIC: tuple[str, ...] = ("min", "median")
+"""Values of ``l_statistic`` of :func:`price_parameters` (default first)."""
+
+
+def _l_choice(value, name: str, valid: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in valid:
+        raise ValueError(f"{name} must be one of {valid}, got {value!r}")
+    return value
+
+
+_SENSITIVE_MAX = 1.0
+r"""Largest :math:`\gamma_2` of a time-sensitive job (Sec. V-A: :math:`\gamma_2 \in [0.01, 1]`;
+the rule of :func:`dlsched.oasis.model.utility_classes`, which imports this module, so it is not
+imported here; a test checks that the two agree)."""
+
+
+def _time_sensitive(spec: JobSpec) -> bool:
+    r"""Whether ``spec``'s utility is of the *time-sensitive* class of Sec. V-A: a sigmoid with
+    :math:`0 < \gamma_2 \le 1` (:func:`dlsched.oasis.model.utility_classes`). A utility without
+    a decay :math:`\gamma_2` (e.g. a constant) is not."""
+    g2 = getattr(spec.utility, "gamma2", None)
+    return g2 is not None and 0.0 < float(g2) <= _SENSITIVE_MAX
+
+
+def _l_duration(spec: JobSpec, T: int, l_utility: str) -> float:
+    """The duration at which (25)-(26) evaluate ``f_i``: the end of the horizon ``T - 1 - a_i``
+    (``"horizon"``), or the job's target ``gamma3`` clipped to ``[0, T - 1 - a_i]``
+    (``"target"``; the horizon when the utility has no target)."""
+    end = max(0, T - 1 - spec.arrival)
+    if l_utility == "horizon":
+        return end
+    target = float(getattr(spec.utility, "target", math.nan))
+    if not math.isfinite(target):
+        return end
+    return min(max(target, 0.0), float(end))
+
+
+def price_parameters(
+    workload: Workload,
+    *,
+    horizon: int | None = None,
+    l_utility: str = "horizon",
+    l_jobs: str = "all",
+    l_statistic: str = "min",
+) -> PriceParameters:
     r"""The "true" price parameters (23)-(26) of a workload.
 
     * (23)/(24): :math:`U_1^r = \max_i f_i(d_i^{min} - 1)/w_i^r` over jobs with :math:`w_i^r > 0`
@@ -275,7 +323,55 @@ def price_parameters(workload: Workload, *, horizon: int | None = None) -> Price
       (\lceil E_iN_iM_i(\tau_i + 2e_i/b_i)\rceil \sum_r w_i^r)` with 0-based slots.
     * :math:`1/\eta_1 = \min(1, \min_i \lceil\cdot\rceil \sum_r w_i^r / (T \sum_h\sum_r c_h^r))`, the
       largest value allowed by the condition after (26) and Appendix A; same for ``eta2``.
+
+    Three alternative definitions of ``L`` (issue 22, "Which reading restores the claim"),
+    each a documented reinterpretation of (25)-(26) (spec section 5: "L_1 (L_2) = min
+    unit-time-unit-resource utility; f_i(T-a_i) = smallest utility (ends at T)"). Under the
+    defaults, ``L`` is the paper's worst case: the smallest end-of-horizon utility, which a
+    time-critical sigmoid (:math:`\gamma_2 \in [4, 6]`) makes about :math:`e^{-5(T - a_i -
+    \gamma_3)}`. The defaults reproduce (25)-(26) bit for bit; ``U`` and :math:`\eta` never
+    change (:math:`\eta` keeps its condition "for all i", over every job).
+
+    Parameters
+    ----------
+    workload : Workload
+        OASiS jobs (:class:`~dlsched.core.jobs.OasisModel`) on a two-pool cluster.
+    horizon : int, optional
+        ``T``; default ``workload.horizon``.
+    l_utility : {"horizon", "target"}, default "horizon"
+        Where (25)-(26) evaluate the utility. ``"horizon"``: :math:`f_i(T - 1 - a_i)`, the job
+        ending at the end of the horizon ((25)-(26) as printed, "[T] read f_i(T - a_i)").
+        ``"target"``: :math:`f_i(\gamma_3)`, the utility at the job's *target completion*
+        (Sec. V-A: ":math:`\gamma_3` = target completion time"; for the sigmoid this is
+        :math:`\gamma_1/2`), clipped to ``[0, T - 1 - a_i]``. A utility without a target
+        (:attr:`JobSpec.target` NaN, e.g. a constant) keeps the horizon.
+    l_jobs : {"all", "time_sensitive"}, default "all"
+        Over which jobs the minimum of (25)-(26) runs. ``"all"``: :math:`i \in [I]` as printed.
+        ``"time_sensitive"``: only the jobs of Sec. V-A's *time-sensitive* class
+        (:math:`\gamma_2 \in [0.01, 1]`, :func:`dlsched.oasis.model.utility_classes`), leaving out
+        the time-critical jobs (whose end-of-horizon utility vanishes) and the time-insensitive
+        ones. The workload model has no other notion of time sensitivity. If the workload has no
+        time-sensitive job, all jobs are used.
+    l_statistic : {"min", "median"}, default "min"
+        ``"min"``: the minimum over the jobs as printed. ``"median"``: the median of the per-job
+        values :math:`f_i(\cdot)/(\lceil\cdot\rceil \sum_r w_i^r)` instead, computed on
+        their logarithms (for an even count, the geometric mean of the two middle values), so
+        that ``L`` is a typical rather than the worst job's unit utility.
+
+    Returns
+    -------
+    PriceParameters
+
+    Raises
+    ------
+    ValueError
+        No horizon, no job, a cluster without both pools, a non-OASiS job, a selected job whose
+        utility at the evaluated duration is 0, or a bad ``l_utility``, ``l_jobs`` or
+        ``l_statistic`` (the message names it and the value).
     """
+    l_utility = _l_choice(l_utility, "price_parameters: l_utility", L_UTILITY)
+    l_jobs = _l_choice(l_jobs, "price_parameters: l_jobs", L_JOBS)
+    l_statistic = _l_choice(l_statistic, "price_parameters: l_statistic", L_STATISTIC)
     T = workload.horizon if horizon is None else horizon
     if T is None:
         raise ValueError("price_parameters needs a horizon T (workload.horizon or horizon=)")
@@ -287,27 +383,42 @@ def price_parameters(workload: Workload, *, horizon: int | None = None) -> Price
     log_u1 = np.full(R, -INF)
     log_u2 = np.full(R, -INF)
     inv_eta1 = inv_eta2 = 1.0
-    log_ratio1 = log_ratio2 = INF
     cap_w = float(cluster.capacity[wsrv].sum())
     cap_p = float(cluster.capacity[psrv].sum())
     if not workload.jobs:
         raise ValueError("price_parameters needs at least one job")
-    for spec in workload.jobs:
+    chosen = [True] * len(workload.jobs)
+    if l_jobs == "time_sensitive":
+        for spec in workload.jobs:
+            _check_oasis_job(spec)
+        sens = [_time_sensitive(spec) for spec in workload.jobs]
+        if any(sens):
+            chosen = sens
+    ratios1: list[float] = []
+    ratios2: list[float] = []
+    for spec, use in zip(workload.jobs, chosen, strict=True):
         m = _check_oasis_job(spec)
         w = cluster.vector(spec.worker_demand)
         s = cluster.vector(spec.ps_demand)
         log_best = float(spec.utility.log(min_duration(m) - 1))
-        log_worst = float(spec.utility.log(max(0, T - 1 - spec.arrival)))
-        if not math.isfinite(log_worst):
-            raise ValueError(f"job {spec.job_id}: utility at the horizon is 0, so L (25)-(26) would be 0")
         work = math.ceil(m.epochs * m.chunks * m.minibatches * m.minibatch_time - _EPS)
         with np.errstate(divide="ignore"):
             log_u1 = np.maximum(log_u1, np.where(w > 0, log_best - numerics.log(np.where(w > 0, w, 1)), -INF))
             log_u2 = np.maximum(log_u2, np.where(s > 0, log_best - numerics.log(np.where(s > 0, s, 1)), -INF))
         inv_eta1 = min(inv_eta1, work * w.sum() / (T * cap_w))
         inv_eta2 = min(inv_eta2, work * s.sum() / (T * cap_p))
-        log_ratio1 = min(log_ratio1, log_worst - math.log(work * w.sum()))
-        log_ratio2 = min(log_ratio2, log_worst - math.log(work * s.sum()))
+        if not use:
+            continue
+        log_worst = float(spec.utility.log(_l_duration(spec, T, l_utility)))
+        if not math.isfinite(log_worst):
+            where = "at the horizon" if l_utility == "horizon" else "at its target completion"
+            raise ValueError(f"job {spec.job_id}: utility {where} is 0, so L (25)-(26) would be 0")
+        ratios1.append(log_worst - math.log(work * w.sum()))
+        ratios2.append(log_worst - math.log(work * s.sum()))
+    if l_statistic == "min":
+        log_ratio1, log_ratio2 = min(ratios1), min(ratios2)
+    else:
+        log_ratio1, log_ratio2 = float(np.median(ratios1)), float(np.median(ratios2))
     eta1, eta2 = 1.0 / inv_eta1, 1.0 / inv_eta2
     log_l1 = log_ratio1 - math.log(4 * eta1)
     log_l2 = log_ratio2 - math.log(4 * eta2)
@@ -995,6 +1106,16 @@ class OASiS(BasePolicy):
     max_log_ratio : float or None, default None
         **Not in the paper.** If given, cap :math:`\\ln(U/L)` at this value by raising ``L``
         (:meth:`PriceParameters.capped`, applied after ``u_scale``); None keeps (23)-(26).
+    l_scale : float, default 1
+        Multiply the ``L`` estimates (:meth:`PriceParameters.scaled`): Fig. 6's mis-estimation
+        of :math:`U/L` read as a change of ``L`` instead of ``U`` (spec 11.3: "how the ratio is
+        perturbed (scale U or L) is not stated"); ``U/L`` scales by ``1/l_scale``. Applied with
+        ``u_scale``, before ``max_log_ratio``.
+    l_utility, l_jobs, l_statistic : str, defaults "horizon", "all", "min"
+        Which definition of ``L`` (25)-(26) :meth:`from_workload` computes (see
+        :func:`price_parameters`, which documents each value and the line it reinterprets); the
+        defaults are (25)-(26) as printed. With ``prices`` given directly they are only
+        recorded: the prices are as given.
     record_prices : bool, default False
         Keep a snapshot of the price tables after each admission (notebook figures).
     method : {"auto", "exact", "frontier"}, default "auto"
@@ -1016,6 +1137,10 @@ class OASiS(BasePolicy):
         record_prices: bool = False,
         method: str = "auto",
         max_log_ratio: float | None = None,
+        l_scale: float = 1.0,
+        l_utility: str = "horizon",
+        l_jobs: str = "all",
+        l_statistic: str = "min",
     ):
         if prices is not None and not isinstance(prices, PriceParameters):
             raise TypeError(f"oasis.prices must be PriceParameters, got {type(prices).__name__}")
@@ -1037,11 +1162,31 @@ class OASiS(BasePolicy):
         if method not in ("auto", "exact", "frontier"):
             raise ValueError(f"oasis.method must be 'auto', 'exact' or 'frontier', got {method!r}")
         self.method = method
+        bad = isinstance(l_scale, bool) or not isinstance(l_scale, (int, float))
+        if bad or not math.isfinite(l_scale) or l_scale <= 0:
+            raise ValueError(f"oasis.l_scale must be a finite number > 0, got {l_scale!r}")
+        self.l_scale = float(l_scale)
+        self.l_utility = _l_choice(l_utility, "oasis.l_utility", L_UTILITY)
+        self.l_jobs = _l_choice(l_jobs, "oasis.l_jobs", L_JOBS)
+        self.l_statistic = _l_choice(l_statistic, "oasis.l_statistic", L_STATISTIC)
 
     @classmethod
     def from_workload(cls, workload: Workload, **params) -> OASiS:
-        """OASiS with the workload's true price parameters (23)-(26) (the paper's setting)."""
-        return cls(price_parameters(workload), **params)
+        """OASiS with the workload's true price parameters (23)-(26) (the paper's setting).
+
+        ``params`` are the constructor's; ``l_utility``, ``l_jobs`` and ``l_statistic`` select
+        the definition of ``L`` (:func:`price_parameters`; the defaults are (25)-(26)).
+
+        Raises
+        ------
+        ValueError
+            As :func:`price_parameters` and the constructor (a bad value names the parameter).
+        """
+        self = cls(None, **params)
+        self.prices = price_parameters(
+            workload, l_utility=self.l_utility, l_jobs=self.l_jobs, l_statistic=self.l_statistic
+        )
+        return self
 
     def reset(self, cluster: Cluster, rng) -> None:
         super().reset(cluster, rng)
@@ -1054,7 +1199,7 @@ class OASiS(BasePolicy):
         self._psrv = cluster.servers_for("ps")
         if len(self._wsrv) == 0 or len(self._psrv) == 0:
             raise ValueError("OASiS needs a cluster with worker and PS servers (Cluster.two_pools)")
-        self._params = self.prices.scaled(self.u_scale)
+        self._params = self.prices.scaled(self.u_scale, self.l_scale)
         if self.max_log_ratio is not None:
             self._params = self._params.capped(self.max_log_ratio)
         self._cw = cluster.capacity[self._wsrv]

@@ -31,6 +31,14 @@ therefore a *bundle* of one PS and one worker, placed together on one server.
     packing.
 
 The function returns placements (colocated bundles) that a policy can hand to the simulator.
+
+``colocate=False`` (a reading of issue 22: the paper fixes only "the ratio of the number of
+parameter servers to the number of workers to 1:1", Sec. 6.1, not that a bundle's two tasks share a
+server): on server :math:`s` a bundle's *worker* must fit; its PS goes on :math:`s` too if it
+fits there after the worker, otherwise on the other server with the largest alignment for the PS
+alone (same formula; ties: lower index) that fits it. The alignment of the candidate on
+:math:`s` is that of the tasks it puts on :math:`s`. With the default ``colocate=True`` both
+tasks go on :math:`s` (the historical schedules, unchanged).
 """
 
 from __future__ import annotations
@@ -88,6 +96,7 @@ def tetris_allocate(
     max_bundles: int | None = None,
     servers: Sequence[int] | None = None,
     hard: Sequence[bool] | None = None,
+    colocate: bool = True,
 ) -> TetrisResult:
     """Tetris packing of 1 PS + 1 worker bundles with a shortest-remaining-work preference.
 
@@ -108,6 +117,9 @@ def tetris_allocate(
         Servers that may host bundles (default all), visited in increasing index order.
     hard : Sequence[bool], optional
         Capped resources (default all).
+    colocate : bool, default True
+        A bundle's PS and worker on one server (default), or the PS possibly on another server
+        (module docstring; issue 22's reading of Sec. 6.1).
 
     Returns
     -------
@@ -116,7 +128,8 @@ def tetris_allocate(
     Raises
     ------
     ValueError
-        Bad shapes or values, duplicate ids, negative ``srtf_weight``, a speed returning NaN.
+        Bad shapes or values, duplicate ids, negative ``srtf_weight``, a non-bool ``colocate``,
+        a speed returning NaN.
     """
     fr = np.array(free, dtype=float)
     if fr.ndim != 2 or fr.size == 0 or not np.all(np.isfinite(fr)):
@@ -135,6 +148,8 @@ def tetris_allocate(
         isinstance(max_bundles, bool) or not isinstance(max_bundles, (int, np.integer)) or max_bundles < 1
     ):
         raise ValueError(f"max_bundles must be an integer >= 1 or None, got {max_bundles!r}")
+    if not isinstance(colocate, (bool, np.bool_)):
+        raise ValueError(f"colocate must be a bool, got {colocate!r}")
     hard_mask = np.ones(n_res, bool) if hard is None else np.asarray(hard, dtype=bool).reshape(-1)
     if hard_mask.size != n_res:
         raise ValueError(f"hard has {hard_mask.size} entries for {n_res} resources")
@@ -159,6 +174,8 @@ def tetris_allocate(
         return TetrisResult({}, {}, fr, ())
     ids = np.array([j.job_id for j in jobs])
     bundle = np.stack([j.worker_demand + j.ps_demand for j in jobs])  # (n, R)
+    wdem = np.stack([j.worker_demand for j in jobs])
+    pdem = np.stack([j.ps_demand for j in jobs])
     total = cap[list(order)].sum(axis=0) if len(order) else cap.sum(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         size = np.where(total > 0, bundle / np.where(total > 0, total, 1.0), 0.0).sum(axis=1)
@@ -172,19 +189,39 @@ def tetris_allocate(
     f_next = np.array([_speed(job, 1) for job in jobs])
     remaining = np.array([job.remaining for job in jobs])
     where: list[dict[int, int]] = [{} for _ in range(n)]
+    where_ps: list[dict[int, int]] = [{} for _ in range(n)]
     trace: list[tuple[int, int, float]] = []
+    pos_all = cap > 0
+    inv_all = np.where(pos_all, 1.0 / np.where(pos_all, cap, 1.0), 0.0)
+    order_list = list(order)
     for s in order:
         c = cap[s]
         pos = c > 0
         inv = np.where(pos, 1.0 / np.where(pos, c, 1.0), 0.0)
         while True:
             fits = np.all((bundle[:, hard_mask] <= fr[s, hard_mask] + _EPS), axis=1)
+            ps_at = np.full(n, s)
+            if not colocate:  # the worker must fit on s; the PS on s, else on the best other server
+                w_fits = np.all((wdem[:, hard_mask] <= fr[s, hard_mask] + _EPS), axis=1)
+                for i in np.flatnonzero(w_fits & ~fits):
+                    after = fr.copy()
+                    after[s] -= wdem[i]
+                    ok = [
+                        t for t in order_list
+                        if t != s and np.all(pdem[i, hard_mask] <= after[t, hard_mask] + _EPS)
+                    ]  # fmt: skip
+                    if ok:
+                        al = numerics.dot(pdem[i] * inv_all[ok], after[ok] * inv_all[ok])
+                        # largest alignment with numerics tolerance; ties -> lower server index
+                        ps_at[i] = ok[numerics.argmax(al, keys=np.asarray(ok))]
+                        fits[i] = True
             # speed improves, f(k+1, k+1) > f(k, k), by more than the numerics tolerance
             grow = (k + 1 <= limit) & (remaining > 0) & numerics.greater(f_next, f_now)
             cand = np.flatnonzero(fits & grow)
             if cand.size == 0:
                 break
-            align = numerics.dot(bundle[cand] * inv, fr[s] * inv)
+            on_s = np.where((ps_at[cand] == s)[:, None], bundle[cand], wdem[cand])
+            align = numerics.dot(on_s * inv, fr[s] * inv)
             with np.errstate(divide="ignore"):
                 work = remaining[cand] / f_next[cand] * (k[cand] + 1) * size[cand]
             pref = np.where(work > 0, work.min() / np.where(work > 0, work, 1.0), 1.0)
@@ -193,13 +230,19 @@ def tetris_allocate(
             score = align + scale * pref
             # largest score with numerics tolerance (numerics.argmax); ties -> smaller job id
             i = int(cand[numerics.argmax(score, keys=ids[cand])])
-            fr[s] -= bundle[i]
+            t = int(ps_at[i])
+            if t == s:
+                fr[s] -= bundle[i]
+            else:
+                fr[s] -= wdem[i]
+                fr[t] -= pdem[i]
             k[i] += 1
             where[i][s] = where[i].get(s, 0) + 1
+            where_ps[i][t] = where_ps[i].get(t, 0) + 1
             f_now[i] = f_next[i]
             f_next[i] = _speed(jobs[i], int(k[i]) + 1) if k[i] + 1 <= limit[i] else 0.0
             trace.append((int(ids[i]), int(s), float(score.max())))
-    placements = {int(ids[i]): Placement.of(where[i], where[i]) for i in range(n) if k[i] > 0}
+    placements = {int(ids[i]): Placement.of(where[i], where_ps[i]) for i in range(n) if k[i] > 0}
     bundles = {int(ids[i]): int(k[i]) for i in range(n) if k[i] > 0}
     fr.setflags(write=False)
     return TetrisResult(placements, bundles, fr, tuple(trace))

@@ -33,6 +33,13 @@ Parameters of :func:`job_run` and :func:`timeline_run` (all optional except ``sc
   ``arrivals``, ``mode``, ``data_scale``, ``rate`` (their defaults when absent);
 * ``convergence_error``, ``speed_error`` (Fig. 15; only for schemes that estimate, i.e. not
   ``drf``);
+* readings of issue 22 (notebook 22's "Which reading restores the claim"; absent = today's
+  runs): ``speed_model`` and ``rescale_seconds`` (workload: Table 2's speed model, a
+  checkpoint-and-restart cost; :func:`dlsched.optimus.workload.job_model`), ``error_draw``
+  (Fig. 15's error drawn per interval or once per job; only for schemes that estimate) and
+  ``policy_params`` (a mapping of further policy parameters over the scheme's own, e.g.
+  ``{"max_bundles": 4}`` for Tetris, ``{"priority": 0.95}`` or ``{"oracle": True}`` for Optimus;
+  the policy validates them);
 * ``horizon``: slots simulated at most (default :data:`DEFAULT_HORIZON`, 50 hours). Every run of
   the paper's workload finishes in well under 20 hours; the horizon only bounds runs in which a
   job can never be placed (see ``22_optimus_figures``: the task-by-task placements of Fig. 19
@@ -54,7 +61,7 @@ from dlsched.core import metrics
 from dlsched.core.claims import Claim
 from dlsched.core.comparison import column_list as _by
 from dlsched.core.simulator import SimulationResult, simulate
-from dlsched.optimus.workload import ARRIVALS, INTERVAL_SECONDS, MODES, TABLE1, job_model
+from dlsched.optimus.workload import ARRIVALS, INTERVAL_SECONDS, MODES, SPEED_MODELS, TABLE1, job_model
 
 __all__ = [
     "DEFAULT_HORIZON",
@@ -118,8 +125,11 @@ TOTALS_COLUMNS: tuple[str, ...] = ("jobs", "finished", "unfinished", "mean_jct_h
 """Columns :func:`run_totals` adds to the run keys."""
 
 _ESTIMATING = ("optimus", "tetris")
-_WORKLOAD_KEYS = ("n_jobs", "arrivals", "mode", "data_scale", "rate")
-_ALLOWED = ("scheme", "seed", *_WORKLOAD_KEYS, "convergence_error", "speed_error", "horizon")
+_WORKLOAD_KEYS = ("n_jobs", "arrivals", "mode", "data_scale", "rate", "speed_model", "rescale_seconds")
+_ALLOWED = (
+    "scheme", "seed", *_WORKLOAD_KEYS, "convergence_error", "speed_error", "error_draw", "policy_params",
+    "horizon",
+)  # fmt: skip
 
 PAPER: Mapping[str, Mapping[str, float]] = MappingProxyType(
     {
@@ -177,8 +187,30 @@ def _parse(params: Any, fn: str) -> tuple[str, int, dict[str, Any], dict[str, An
     for k in ("data_scale", "rate"):
         if k in params:
             wkw[k] = _real(params[k], f"{fn}: {k}", 1e-9, 1e6)
+    if "speed_model" in params:
+        if params["speed_model"] not in SPEED_MODELS:
+            raise ValueError(
+                f"{fn}: speed_model must be one of {SPEED_MODELS}, got {params['speed_model']!r}"
+            )
+        wkw["speed_model"] = str(params["speed_model"])
+    if "rescale_seconds" in params:
+        wkw["rescale_seconds"] = _real(params["rescale_seconds"], f"{fn}: rescale_seconds", 0.0, 1e6)
     policy, fixed = SCHEMES[scheme]
     pkw = dict(fixed)
+    if "error_draw" in params:
+        if params["error_draw"] not in ("interval", "job"):
+            raise ValueError(f"{fn}: error_draw must be 'interval' or 'job', got {params['error_draw']!r}")
+        if policy not in _ESTIMATING:
+            raise ValueError(f"{fn}: scheme {scheme!r} uses no estimates, so error_draw is meaningless")
+        pkw["error_draw"] = str(params["error_draw"])
+    if "policy_params" in params:
+        extra = params["policy_params"]
+        if not isinstance(extra, Mapping) or not all(isinstance(k, str) for k in extra):
+            raise ValueError(f"{fn}: policy_params must be a mapping of parameter names, got {extra!r}")
+        clash = sorted(set(extra) & {"convergence_error", "speed_error", "error_draw"})
+        if clash:
+            raise ValueError(f"{fn}: policy_params must not set {clash} (top-level parameters)")
+        pkw.update(extra)
     for k in ("convergence_error", "speed_error"):
         if k in params:
             e = _real(params[k], f"{fn}: {k}", 0.0, 0.99)

@@ -28,6 +28,16 @@ bottleneck units, ``no_bias`` convolutions, BatchNorm gamma and beta as separate
 fully-connected layer with bias; BatchNorm moving statistics are auxiliary states, not
 parameters): 25,549,486 parameters. Table 3's MXNet request total of 247 = 157 + 10 x 9 tells
 that it used 10 PS (ResNet-50 has 10 blocks of >= 1e6 parameters, each sliced into 10).
+
+Figs. 20-21 (PAA's training speed-up, "up to 29 %") need a step time that depends on how the
+parameters are spread over the PSs, which Eq. (2) does not have: it assumes the even split
+:math:`S/p` (paper Sec. 3.2, "If the parameters are evenly distributed on parameter servers
+(load balanced to be achieved in §5.3)"; spec section 3, "the max expresses that the slowest PS
+determines the step time"). :func:`ps_step_time` reads the max of Eq. (2) over the PSs with each
+PS's own share (``ps_load="imbalance"``, a reading of issue 22): PS :math:`k` holding
+:math:`s_k` of the :math:`S` bytes costs a worker :math:`2 s_k w / B` of transfer and
+:math:`T_{update}\,w\,s_k/S` of update; ``ps_load="even"`` (the default, our ground truth)
+is Eq. (2) itself. :func:`paa_speedup` compares PAA with MXNet's default under either.
 """
 
 from __future__ import annotations
@@ -453,3 +463,106 @@ def check_table3(n_ps: int = 10, *, seeds: int = 20) -> Claim:
             "mxnet_requests": t["mxnet"]["total_requests"],
         },
     )
+
+
+# ------------------------------------------------------------------------- Figs. 20-21 (speed)
+
+PS_LOADS = ("even", "imbalance")
+"""Valid ``ps_load=`` values of :func:`ps_step_time`: Eq. (2)'s even split :math:`S/p` (our ground
+truth, default) or each PS's own share, the slowest PS setting the step time (issue 22's reading)."""
+
+
+def ps_step_time(model, ps_sizes: Sequence[float], workers: int, *, ps_load: str = "even") -> float:
+    r"""Step time (s) of a synchronous job whose parameters are spread as ``ps_sizes`` over its PSs.
+
+    ``"imbalance"``: :math:`\max_k [m T_{fwd} + T_{back} + 2 (S s_k/\sum s) w / B +
+    T_{update} w s_k/\sum s + \delta w + \delta' p]` (Eq. (2) with PS :math:`k`'s own share, all
+    transfers across the network); ``"even"``: the same with every :math:`s_k = \sum s / p`, i.e.
+    :meth:`~dlsched.core.jobs.OptimusModel.step_time` without a placement (module docstring).
+
+    Parameters
+    ----------
+    model : OptimusModel
+        The job's ground truth (:func:`dlsched.optimus.workload.job_model`).
+    ps_sizes : Sequence[float]
+        Parameters held by each PS (:attr:`Assignment.ps_sizes`), > 0 in total; ``p`` is its length.
+    workers : int
+        >= 1.
+    ps_load : {"even", "imbalance"}, default "even"
+
+    Raises
+    ------
+    ValueError
+        An unknown ``ps_load``, empty or negative sizes, ``workers`` < 1.
+    """
+    if ps_load not in PS_LOADS:
+        raise ValueError(f"ps_load must be one of {PS_LOADS}, got {ps_load!r}")
+    sizes = np.asarray(ps_sizes, dtype=float).reshape(-1)
+    if sizes.size == 0 or not np.all(np.isfinite(sizes)) or np.any(sizes < 0) or sizes.sum() <= 0:
+        raise ValueError(f"ps_sizes must be finite, >= 0 and not all 0, got {ps_sizes!r}")
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    p, w = int(sizes.size), int(workers)
+    if ps_load == "even":
+        return float(model.step_time(p, w))
+    share = float(sizes.max()) / float(sizes.sum())  # the slowest PS: the largest share
+    m = model.batch / w if model.mode == "sync" else model.batch
+    return float(
+        m * model.t_forward
+        + model.t_back
+        + 2.0 * model.model_size * share * w / model.ps_bw
+        + model.t_update * w * share
+        + model.delta * w
+        + model.delta_ps * p
+    )
+
+
+def paa_speedup(
+    n_ps: int, n_workers: int = 10, *, seeds: int = 20, ps_load: str = "even", eps: float = 0.01
+) -> dict[str, float]:
+    """Figs. 20-21: ResNet-50 (synchronous) training speed with PAA vs MXNet's default assignment.
+
+    Parameters
+    ----------
+    n_ps : int
+        Number of PS (>= 1).
+    n_workers : int, default 10
+        Workers (Fig. 20 fixes 10; Fig. 21 uses 10 workers and 10 PS).
+    seeds : int, default 20
+        MXNet's random placements of small blocks, seeds ``0..seeds-1``.
+    ps_load : {"even", "imbalance"}, default "even"
+        :func:`ps_step_time`.
+    eps : float, default 0.01
+        PAA's small-block threshold.
+
+    Returns
+    -------
+    dict
+        ``speed_paa`` and ``speed_mxnet`` (steps/s; MXNet's the mean over seeds) and ``speedup``
+        (mean over seeds of speed_paa / speed_mxnet, minus 1).
+
+    Raises
+    ------
+    ValueError
+        Bad ``n_ps``, ``n_workers``, ``seeds`` or ``ps_load``.
+    """
+    from dlsched.optimus.workload import job_model
+
+    n_ps = _n_ps(n_ps)
+    if isinstance(seeds, bool) or not isinstance(seeds, (int, np.integer)) or seeds < 1:
+        raise ValueError(f"seeds must be an integer >= 1, got {seeds!r}")
+    model = job_model("resnet50", "sync")
+    _, sizes = resnet50_blocks()
+    t_paa = ps_step_time(model, paa(sizes, n_ps, eps).ps_sizes, n_workers, ps_load=ps_load)
+    t_mx = np.array(
+        [
+            ps_step_time(model, mxnet_default(sizes, n_ps, np.random.default_rng(s)).ps_sizes, n_workers,
+                         ps_load=ps_load)
+            for s in range(int(seeds))
+        ]
+    )  # fmt: skip
+    return {
+        "speed_paa": 1.0 / t_paa,
+        "speed_mxnet": float(np.mean(1.0 / t_mx)),
+        "speedup": float(np.mean(t_mx / t_paa)) - 1.0,
+    }

@@ -29,6 +29,23 @@ Tetris's). Fig. 15's sensitivity study multiplies the estimates by :math:`1 \pm 
 that decreases linearly with the job's estimated progress (``convergence_error``,
 ``speed_error``; the sign is drawn per job and interval from the policy's random stream).
 
+Alternative readings (issue 22, notebook ``22_optimus_figures``, "Which reading restores the
+claim"; every default is today's behaviour):
+
+* ``error_draw="job"`` (:data:`ERROR_DRAWS`): the Fig. 15 error's sign is drawn once per job and
+  kept (a biased estimate), instead of per job and interval (``"interval"``, default). Paper
+  Sec. 6.3 / spec section 9: "inputs :math:`v(1 \pm e)` decreasing with progress" leaves open
+  whether the sign persists; the magnitude still decreases with progress.
+* ``oracle=True``: the *clairvoyant* Optimus of the readings' ceiling: :math:`Q_j` is the job's
+  true remaining steps and :math:`f_j` its true speed function (the ground truth's
+  :meth:`~dlsched.core.jobs.OptimusModel.speed` without a placement), so the allocation of
+  Eqs. (5)-(9) sees no estimation error at all (spec sections 2-4: what Optimus would do with
+  perfect models).
+* Tetris ``colocate=False``: a bundle's PS and worker need not share a server
+  (:func:`~dlsched.optimus.baselines.tetris_allocate`); with ``max_bundles`` (a per-job bundle
+  cap) the two readings of the paper's under-specified Tetris (Sec. 6.1, "We set the ratio of
+  the number of parameter servers to the number of workers to 1:1").
+
 :class:`Tetris` (Grandl et al., SIGCOMM'14, as the paper configures it) gets the same estimates
 and packs bundles of 1 PS + 1 worker with :func:`~dlsched.optimus.baselines.tetris_allocate`.
 The DRF baseline is :class:`dlsched.baselines.drf.DRF` with ``placement="load_balance"``.
@@ -98,6 +115,10 @@ PLACEMENTS = ("optimus", "load_balance", "best_fit")
 UNPLACED = ("shrink", "pause")
 """Valid ``unplaced=`` values of :class:`Optimus`."""
 
+ERROR_DRAWS = ("interval", "job")
+"""Valid ``error_draw=`` values: the sign of Fig. 15's injected error is drawn per job and
+interval (default) or once per job (a persistent, biased estimate)."""
+
 
 def _real(value, what: str, lo: float = 0.0, hi: float = math.inf, lo_open: bool = False) -> float:
     ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
@@ -127,6 +148,7 @@ class _JobState:
     last_work: float = 0.0
     last_counts: tuple[int, int] | None = None
     info: dict[str, float] = field(default_factory=dict)
+    signs: tuple[float, float] | None = None  # error_draw="job": (convergence, speed) signs
 
 
 class Estimates:
@@ -143,6 +165,19 @@ class Estimates:
         with estimated progress.
     min_loss_points : int, default 3
         Loss points before the Eq. (1) fit replaces the prior.
+    error_draw : {"interval", "job"}, default "interval"
+        When the sign of an injected error is drawn: per job and interval (Fig. 15 as we read
+        it), or once per job, at its first estimate, and kept (a persistent bias; spec section
+        9, Fig. 15 "inputs v(1 +- e)"). The magnitude decreases with progress either way.
+    oracle : bool, default False
+        Clairvoyant estimates (the readings' ceiling): the true remaining steps and the true
+        speed function replace the fitted ones (spec sections 2-3 bypassed). Injected errors
+        still apply on top.
+
+    Raises
+    ------
+    ValueError
+        A parameter out of range (the message names it and its value).
     """
 
     def __init__(
@@ -152,6 +187,8 @@ class Estimates:
         convergence_error: float = 0.0,
         speed_error: float = 0.0,
         min_loss_points: int = 3,
+        error_draw: str = "interval",
+        oracle: bool = False,
     ) -> None:
         self.prerun_noise = _real(prerun_noise, "prerun_noise", 0.0, 1.0)
         self.refit = bool(refit)
@@ -164,6 +201,12 @@ class Estimates:
         ):
             raise ValueError(f"min_loss_points must be an integer >= 3, got {min_loss_points!r}")
         self.min_loss_points = int(min_loss_points)
+        if error_draw not in ERROR_DRAWS:
+            raise ValueError(f"error_draw must be one of {ERROR_DRAWS}, got {error_draw!r}")
+        self.error_draw = error_draw
+        if not isinstance(oracle, (bool, np.bool_)):
+            raise ValueError(f"oracle must be a bool, got {oracle!r}")
+        self.oracle = bool(oracle)
         self._jobs: dict[int, _JobState] = {}
         self._rng = np.random.default_rng(0)
 
@@ -235,12 +278,28 @@ class Estimates:
             q = max(model.total_steps - view.work_done, 1e-9)
         progress = epoch_now / (epoch_now + rem) if rem == rem and epoch_now + rem > 0 else 0.0
         mode, theta, M = st.speed
+        if self.oracle:  # clairvoyant: the true remaining steps and progress
+            q = max(float(model.total_steps) - view.work_done, 1e-9)
+            progress = view.work_done / float(model.total_steps)
         q_factor, f_factor = 1.0, 1.0
+        if self.error_draw == "job" and st.signs is None:
+            st.signs = (
+                float(self._rng.choice((-1.0, 1.0))) if self.convergence_error > 0 else 1.0,
+                float(self._rng.choice((-1.0, 1.0))) if self.speed_error > 0 else 1.0,
+            )
         if self.convergence_error > 0:
-            q_factor = 1.0 + self._rng.choice((-1.0, 1.0)) * self.convergence_error * (1.0 - progress)
+            sign = self._rng.choice((-1.0, 1.0)) if st.signs is None else st.signs[0]
+            q_factor = 1.0 + sign * self.convergence_error * (1.0 - progress)
         if self.speed_error > 0:
-            f_factor = 1.0 + self._rng.choice((-1.0, 1.0)) * self.speed_error * (1.0 - progress)
-        f = speed_function(mode, theta, M)
+            sign = self._rng.choice((-1.0, 1.0)) if st.signs is None else st.signs[1]
+            f_factor = 1.0 + sign * self.speed_error * (1.0 - progress)
+        if self.oracle:
+
+            def f(p: int, w: int, _m=model) -> float:
+                return _m.speed(p, w)
+
+        else:
+            f = speed_function(mode, theta, M)
         if f_factor != 1.0:
             base = f
 
@@ -288,13 +347,26 @@ def _fits_empty(cluster, spec) -> bool:
 class _EstimatingPolicy(BasePolicy):
     """Shared plumbing of :class:`Optimus` and :class:`Tetris`: admission, estimates, bookkeeping."""
 
-    def _setup(self, prerun_noise, refit, convergence_error, speed_error, min_loss_points) -> None:
+    def _setup(
+        self,
+        prerun_noise,
+        refit,
+        convergence_error,
+        speed_error,
+        min_loss_points,
+        error_draw="interval",
+        oracle=False,
+    ) -> None:
         self.prerun_noise = prerun_noise
         self.refit = refit
         self.convergence_error = convergence_error
         self.speed_error = speed_error
         self.min_loss_points = min_loss_points
-        self._est = Estimates(prerun_noise, refit, convergence_error, speed_error, min_loss_points)
+        self.error_draw = error_draw
+        self.oracle = oracle
+        self._est = Estimates(
+            prerun_noise, refit, convergence_error, speed_error, min_loss_points, error_draw, oracle
+        )
 
     def reset(self, cluster, rng) -> None:
         super().reset(cluster, rng)
@@ -364,8 +436,14 @@ class Optimus(_EstimatingPolicy):
         Sec. 4.2's "the same number of PS and the same number of workers on each of these
         servers" read literally (spec section 5); a job may then be placed on fewer servers, or
         placed where the two layouts leave it unplaced.
-    prerun_noise, refit, convergence_error, speed_error, min_loss_points
-        See :class:`Estimates`.
+    prerun_noise, refit, convergence_error, speed_error, min_loss_points, error_draw, oracle
+        See :class:`Estimates` (``error_draw`` and ``oracle``: readings of issue 22, module
+        docstring).
+
+    Raises
+    ------
+    ValueError
+        A parameter out of range (the message names it and its value).
     """
 
     name: ClassVar[str] = "optimus"
@@ -385,6 +463,8 @@ class Optimus(_EstimatingPolicy):
         convergence_error: float = 0.0,
         speed_error: float = 0.0,
         min_loss_points: int = 3,
+        error_draw: str = "interval",
+        oracle: bool = False,
     ) -> None:
         if unplaced not in UNPLACED:
             raise ValueError(f"optimus.unplaced must be one of {UNPLACED}, got {unplaced!r}")
@@ -412,7 +492,7 @@ class Optimus(_EstimatingPolicy):
         self.initial_epochs = int(initial_epochs)
         self.stop_rule = stop_rule
         self.gain_unit = gain_unit
-        self._setup(prerun_noise, refit, convergence_error, speed_error, min_loss_points)
+        self._setup(prerun_noise, refit, convergence_error, speed_error, min_loss_points, error_draw, oracle)
 
     def decide(self, t: int, view: ClusterView) -> Decision:
         admit, reject, jobs, views = self._active(t, view)
@@ -494,9 +574,19 @@ class Tetris(_EstimatingPolicy):
         Weight of the shortest-remaining-work term against the packing alignment
         (:func:`~dlsched.optimus.baselines.tetris_allocate`).
     max_bundles : int, optional
-        Cap on bundles (1 PS + 1 worker) per job.
-    prerun_noise, refit, convergence_error, speed_error, min_loss_points
+        Cap on bundles (1 PS + 1 worker) per job (None: no cap, the default; a reading of the
+        paper's unstated Tetris configuration, Sec. 6.1).
+    colocate : bool, default True
+        Whether a bundle's PS and worker must share a server
+        (:func:`~dlsched.optimus.baselines.tetris_allocate`; ``False`` is a reading of Sec. 6.1,
+        which fixes only the 1:1 ratio).
+    prerun_noise, refit, convergence_error, speed_error, min_loss_points, error_draw, oracle
         See :class:`Estimates`.
+
+    Raises
+    ------
+    ValueError
+        A parameter out of range (the message names it and its value).
     """
 
     name: ClassVar[str] = "tetris"
@@ -510,6 +600,9 @@ class Tetris(_EstimatingPolicy):
         convergence_error: float = 0.0,
         speed_error: float = 0.0,
         min_loss_points: int = 3,
+        colocate: bool = True,
+        error_draw: str = "interval",
+        oracle: bool = False,
     ) -> None:
         self.srtf_weight = _real(srtf_weight, "tetris.srtf_weight", 0.0)
         if max_bundles is not None and (
@@ -517,7 +610,10 @@ class Tetris(_EstimatingPolicy):
         ):
             raise ValueError(f"tetris.max_bundles must be an integer >= 1 or None, got {max_bundles!r}")
         self.max_bundles = max_bundles
-        self._setup(prerun_noise, refit, convergence_error, speed_error, min_loss_points)
+        if not isinstance(colocate, (bool, np.bool_)):
+            raise ValueError(f"tetris.colocate must be a bool, got {colocate!r}")
+        self.colocate = bool(colocate)
+        self._setup(prerun_noise, refit, convergence_error, speed_error, min_loss_points, error_draw, oracle)
 
     def decide(self, t: int, view: ClusterView) -> Decision:
         admit, reject, jobs, views = self._active(t, view)
@@ -529,6 +625,7 @@ class Tetris(_EstimatingPolicy):
             srtf_weight=self.srtf_weight,
             max_bundles=self.max_bundles,
             hard=cluster.hard,
+            colocate=self.colocate,
         )
         return self._decision(t, admit, reject, views, dict(res.placements))
 
@@ -675,6 +772,7 @@ def best_fit(
 
 __all__ = [
     "ALLOCATIONS",
+    "ERROR_DRAWS",
     "PLACEMENTS",
     "PRERUN_PAIRS",
     "UNPLACED",

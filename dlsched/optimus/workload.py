@@ -33,6 +33,27 @@ What the paper leaves open, and our choices (all parameters of :func:`optimus_wo
   for the record; no task asks for one).
 
 :func:`job_model` builds one job type's ground-truth model (for notebooks, e.g. Table 2).
+
+Alternative readings (issue 22; notebook ``22_optimus_figures``, "Which reading restores the
+claim"). Both are parameters of :func:`job_model` and :func:`optimus_workload`; their defaults
+build the plain :class:`~dlsched.core.jobs.OptimusModel` above, so every default run is unchanged.
+
+* ``speed_model="table2"`` (:data:`SPEED_MODELS`): the ground-truth speed follows Eq. (3)/(4)
+  with the paper's **Table 2** coefficients (ResNet-50, 40 containers; spec section 3, "Table 2
+  [Q]"; paper Sec. 3.2, Table 2) instead of our Eq. (2) constants, for every job type
+  (:class:`ReadingModel`). Table 2 does not give the unit of :math:`M`; we take :math:`M = 1`
+  (the mini-batch time of one worker holding the whole global batch is :math:`\theta_0`), the
+  reading under which the paper's remark that forward, backward and transfer terms "make up most
+  of the training time" (their coefficients are of one order) holds. Each job keeps its own speed
+  at 1 PS + 1 worker (Eq. (2), no placement), so only the *shape* of :math:`f(p, w)` changes;
+  the speed no longer depends on the placement (Table 2's fit has no placement term).
+* ``rescale_seconds`` > 0: a cost per rescale (paper Sec. 5.4, "we checkpoint the model
+  parameters and save them to HDFS [...] Then we restart the job from the checkpoint"; spec
+  section 6, "Elastic scaling: checkpoint to HDFS, restart with the new (p, w)"): whenever a
+  running job's placement changes to another non-empty placement (more or fewer tasks, or the
+  same tasks on other servers), its first ``rescale_seconds`` seconds on the new placement make
+  no progress (:meth:`ReadingModel.switch_pause`). A job that starts, or resumes after a slot
+  without tasks, pays nothing. The cost is the same for every scheme.
 """
 
 from __future__ import annotations
@@ -41,11 +62,13 @@ import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 
 from dlsched.core.cluster import Cluster, Server
 from dlsched.core.jobs import JobSpec, LossCurve, OptimusModel, Workload
+from dlsched.core.schedule import Placement
 
 INTERVAL_SECONDS = 600.0
 """Scheduling interval of Sec. 6.1 (10 minutes); one simulator slot."""
@@ -146,6 +169,90 @@ is about 4.8 h (paper: 4.1 h), with jobs of 0.7-7 hours on one worker."""
 BANDWIDTH_MB_S = 125.0
 """PS and worker bandwidth (1 GbE), MB/s."""
 
+SPEED_MODELS = ("eq2", "table2")
+"""Valid ``speed_model=`` values: our Eq. (2) ground truth (default) or Eq. (3)/(4) with the
+paper's Table 2 coefficients (module docstring)."""
+
+TABLE2_THETA = MappingProxyType({"async": (2.83, 3.92, 0.00, 0.11), "sync": (1.02, 2.78, 4.92, 0.00, 0.02)})
+r"""Paper Table 2 (spec section 3): :math:`\theta_0..\theta_3` of Eq. (3) (async) and
+:math:`\theta_0..\theta_4` of Eq. (4) (sync), the table's :math:`\theta_1..\theta_5`."""
+
+
+def table2_step_time(mode: str, ps: int, workers: int) -> float:
+    r"""Step time (per worker, in Table 2's time unit) of Eq. (3)/(4) with Table 2's coefficients.
+
+    Sync: :math:`\theta_0 M/w + \theta_1 + \theta_2 w/p + \theta_3 w + \theta_4 p` with
+    :math:`M = 1` (module docstring); async: :math:`\theta_0 + \theta_1 w/p + \theta_2 w +
+    \theta_3 p`. The speed is its inverse (sync) or ``workers`` over it (async).
+
+    Parameters
+    ----------
+    mode : {"sync", "async"}
+    ps, workers : int
+        >= 1.
+
+    Raises
+    ------
+    ValueError
+        Unknown mode or counts below 1.
+    """
+    if mode not in TABLE2_THETA:
+        raise ValueError(f"mode must be 'sync' or 'async', got {mode!r}")
+    for name, v in (("ps", ps), ("workers", workers)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+    th = TABLE2_THETA[mode]
+    p, w = float(ps), float(workers)
+    if mode == "sync":
+        return th[0] / w + th[1] + th[2] * w / p + th[3] * w + th[4] * p
+    return th[0] + th[1] * w / p + th[2] * w + th[3] * p
+
+
+@dataclass(frozen=True)
+class ReadingModel(OptimusModel):
+    """:class:`~dlsched.core.jobs.OptimusModel` under the alternative readings of the module
+    docstring (built by :func:`job_model` only when one of them is not its default).
+
+    Attributes
+    ----------
+    speed_model : {"eq2", "table2"}
+        ``"eq2"``: the parent's Eq. (2) step time; ``"table2"``: :func:`table2_step_time` times
+        ``table2_scale``.
+    table2_scale : float
+        Seconds per Table 2 time unit: the job's Eq. (2) step time at 1 PS + 1 worker (no
+        placement) over Table 2's, so the job's speed at 1 + 1 is the same under both readings.
+    rescale_seconds : float
+        Seconds lost when a running job's placement changes (:meth:`switch_pause`).
+    """
+
+    speed_model: str = "eq2"
+    table2_scale: float = 1.0
+    rescale_seconds: float = 0.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.speed_model not in SPEED_MODELS:
+            raise ValueError(
+                f"ReadingModel.speed_model must be one of {SPEED_MODELS}, got {self.speed_model!r}"
+            )
+        for name, lo in (("table2_scale", "> 0"), ("rescale_seconds", ">= 0")):
+            v = getattr(self, name)
+            ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+            if not ok or v < 0 or (lo == "> 0" and v == 0):
+                raise ValueError(f"ReadingModel.{name} must be a finite number {lo}, got {v!r}")
+
+    def step_time(self, ps: int, workers: int, placement: Placement | None = None) -> float:
+        """Seconds per step: Eq. (2) (``"eq2"``) or Table 2's Eq. (3)/(4) (``"table2"``)."""
+        if self.speed_model == "eq2":
+            return super().step_time(ps, workers, placement)
+        return self.table2_scale * table2_step_time(self.mode, int(ps), int(workers))
+
+    def switch_pause(self, previous: Placement, new: Placement) -> float:
+        """``rescale_seconds`` when a non-empty placement changes to another non-empty one."""
+        if self.rescale_seconds > 0 and not previous.is_empty and not new.is_empty and previous != new:
+            return float(self.rescale_seconds)
+        return 0.0
+
 
 def _job_type(key: str) -> JobType:
     if key not in TABLE1:
@@ -220,6 +327,8 @@ def job_model(
     loss_noise: float = 0.0,
     noise_seed: int = 0,
     data_scale: float = 1.0,
+    speed_model: str = "eq2",
+    rescale_seconds: float = 0.0,
 ) -> OptimusModel:
     """The ground-truth :class:`~dlsched.core.jobs.OptimusModel` of one Table 1 job type.
 
@@ -236,26 +345,39 @@ def job_model(
         Seed of the observation noise.
     data_scale : float, default 1
         Multiplies the training-set size ``train_examples`` (steps per epoch).
+    speed_model : {"eq2", "table2"}, default "eq2"
+        Ground-truth speed: Eq. (2) with our constants, or Eq. (3)/(4) with the paper's Table 2
+        coefficients (spec section 3, Table 2 [Q]; module docstring).
+    rescale_seconds : float, default 0
+        Checkpoint-and-restart cost (s) of every change of a running job's placement (paper
+        Sec. 5.4; spec section 6, "Elastic scaling"; module docstring).
 
     Returns
     -------
     OptimusModel
+        A :class:`ReadingModel` when ``speed_model`` or ``rescale_seconds`` is not its default.
 
     Raises
     ------
     ValueError
-        Unknown job type or mode, threshold outside (0, 1), negative noise.
+        Unknown job type, mode or speed model, threshold outside (0, 1), negative noise or
+        rescale cost.
     """
     t = _job_type(job_type)
     if mode not in ("sync", "async"):
         raise ValueError(f"mode must be 'sync' or 'async', got {mode!r}")
     if not (isinstance(data_scale, (int, float)) and math.isfinite(data_scale) and data_scale > 0):
         raise ValueError(f"data_scale must be a finite number > 0, got {data_scale!r}")
+    if speed_model not in SPEED_MODELS:
+        raise ValueError(f"speed_model must be one of {SPEED_MODELS}, got {speed_model!r}")
+    ok = isinstance(rescale_seconds, (int, float)) and not isinstance(rescale_seconds, bool)
+    if not ok or not math.isfinite(rescale_seconds) or rescale_seconds < 0:
+        raise ValueError(f"rescale_seconds must be a finite number >= 0, got {rescale_seconds!r}")
     curve = loss_curve(job_type)
     epochs = convergence_epochs(curve, threshold)
     steps_per_epoch = t.steps_per_epoch * float(data_scale)
     mb_forward = t.batch * t.sec_per_example
-    return OptimusModel(
+    fields = dict(
         mode=mode,
         total_steps=float(epochs * steps_per_epoch),
         batch=float(t.batch),
@@ -273,6 +395,13 @@ def job_model(
         threshold=float(threshold),
         loss_noise=float(loss_noise),
         noise_seed=int(noise_seed),
+    )
+    base = OptimusModel(**fields)
+    if speed_model == "eq2" and rescale_seconds == 0:
+        return base
+    scale = base.step_time(1, 1) / table2_step_time(mode, 1, 1)
+    return ReadingModel(
+        **fields, speed_model=speed_model, table2_scale=float(scale), rescale_seconds=float(rescale_seconds)
     )
 
 
@@ -408,6 +537,8 @@ def optimus_workload(
     n_gpu_servers: int = 6,
     job_types: Sequence[str] | None = None,
     data_scale: float = DATA_SCALE,
+    speed_model: str = "eq2",
+    rescale_seconds: float = 0.0,
 ) -> Workload:
     """Optimus Sec. 6.1 workload (see the module docstring for every choice).
 
@@ -430,6 +561,10 @@ def optimus_workload(
         Job types to draw from (default all of :data:`TABLE1`).
     data_scale : float, default :data:`DATA_SCALE` (2)
         Multiplies every job's training-set size (:func:`job_model`).
+    speed_model : {"eq2", "table2"}, default "eq2"
+        Every job's ground-truth speed (:func:`job_model`; Table 2 reading, module docstring).
+    rescale_seconds : float, default 0
+        Every job's checkpoint-and-restart cost per placement change (:func:`job_model`).
 
     Returns
     -------
@@ -472,6 +607,8 @@ def optimus_workload(
             loss_noise=float(loss_noise),
             noise_seed=int(rng.integers(2**31)),
             data_scale=data_scale,
+            speed_model=speed_model,
+            rescale_seconds=rescale_seconds,
         )
         jobs.append(JobSpec(j, int(a), model, dict(WORKER_DEMAND), ps_demand(key), name=f"{key}-{m}"))
     params = {
@@ -479,6 +616,10 @@ def optimus_workload(
         "loss_noise": float(loss_noise), "n_cpu_servers": int(n_cpu_servers),
         "n_gpu_servers": int(n_gpu_servers), "data_scale": float(data_scale),
     }  # fmt: skip
+    if speed_model != "eq2":  # only when not the default: default workloads keep their params
+        params["speed_model"] = speed_model
+    if rescale_seconds != 0:
+        params["rescale_seconds"] = float(rescale_seconds)
     return Workload(cluster, tuple(jobs), name="optimus", params=params)
 
 
@@ -488,6 +629,9 @@ __all__ = [
     "MODES",
     "TABLE1",
     "JobType",
+    "ReadingModel",
+    "SPEED_MODELS",
+    "TABLE2_THETA",
     "arrival_slots",
     "convergence_epochs",
     "google_interval_counts",
@@ -495,5 +639,6 @@ __all__ = [
     "loss_curve",
     "optimus_workload",
     "ps_demand",
+    "table2_step_time",
     "testbed_cluster",
 ]

@@ -652,8 +652,8 @@ def timeline(wl: Workload, result: SimulationResult, policy=None) -> pd.DataFram
         if live.empty:
             continue
         ps_live = ps_runs[(ps_start <= a) & (ps_end > a)]
-        ps_of = {int(j): {int(s): int(c)} for j, s, c in zip(ps_live["job"], ps_live["server"], ps_live["count"],
-                                                              strict=True)}
+        ps_of = {int(j): {int(s): int(c)}
+                 for j, s, c in zip(ps_live["job"], ps_live["server"], ps_live["count"], strict=True)}
         place = {int(j): Placement.of({int(s): 1}, ps_of.get(int(j), {}))
                  for j, s in zip(live["job"], live["server"], strict=True)}
         paused = {j for j in place for (t0, _, t1) in moves.get(j, []) if t0 <= a < t1}
