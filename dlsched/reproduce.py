@@ -616,16 +616,28 @@ def _execute(task: Mapping[str, Any], parameters: dict[str, Any], inline: bool =
     return None
 
 
-def _longest_first(tasks: list, previous_manifest: Path) -> list:
-    """``tasks`` ordered by the seconds each notebook took in ``previous_manifest`` (longest
-    first; unknown ones first of all, in their order): the usual greedy schedule for parallel
-    slots. Only the order of starting changes, never a result."""
-    try:
-        seen = {e["name"]: float(e["seconds"]) for e in json.loads(previous_manifest.read_text())["notebooks"]
-                if e.get("seconds") is not None}
-    except (OSError, ValueError, KeyError, TypeError):
-        seen = {}
-    return sorted(tasks, key=lambda t: -seen.get(t[0].stem, math.inf))
+def _expected_seconds(store_manifest: Path, previous_manifest: Path) -> dict[str, float]:
+    """Expected run time per notebook: the seconds of its points in the results store's manifest
+    (what a run from scratch recomputes), else what it took in ``previous_manifest``."""
+    seen: dict[str, float] = {}
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError, AttributeError):
+        for e in json.loads(previous_manifest.read_text())["notebooks"]:
+            if e.get("seconds") is not None:
+                seen[e["name"]] = float(e["seconds"])
+    points: dict[str, float] = {}
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError, AttributeError):
+        for e in json.loads(store_manifest.read_text())["entries"].values():
+            nb = e.get("notebook")
+            if nb:
+                points[nb] = points.get(nb, 0.0) + float(e.get("seconds", 0.0))
+    return {**seen, **points}
+
+
+def _longest_first(tasks: list, expected: Mapping[str, float]) -> list:
+    """``tasks`` ordered by ``expected`` seconds, longest first (unknown ones first of all, in
+    their order): the usual greedy schedule for parallel slots. Only the order of starting
+    changes, never a result."""
+    return sorted(tasks, key=lambda t: -expected.get(t[0].stem, math.inf))
 
 
 def _run_parallel(tasks: list, jobs: int, launch, finish, bar, failed) -> None:
@@ -733,9 +745,10 @@ def reproduce(
     jobs : int, default 1
         Notebooks run at once, each in its own process (with its own kernel and, for its sweeps,
         its own local Dask cluster). Results do not depend on it: every point is computed from
-        its own seed. With ``jobs > 1`` the notebooks start longest first (by the seconds of the
-        previous manifest in ``output_dir``, if any), the ones in :data:`SOLO_NOTEBOOKS` run
-        alone, and after a failure the running ones finish but no new one starts.
+        its own seed. With ``jobs > 1`` the notebooks start longest first (by the seconds of their
+        points in the results store, else of the previous manifest in ``output_dir``), the ones
+        in :data:`SOLO_NOTEBOOKS` run alone, and after a failure the running ones finish but no
+        new one starts.
 
     Returns
     -------
@@ -838,7 +851,8 @@ def reproduce(
     bar = tqdm(total=len(selected), desc=f"reproduce ({mode})", unit="notebook", disable=not progress)
     tasks = list(zip(selected, manifest["notebooks"], strict=False))
     if jobs > 1:
-        tasks = _longest_first(tasks, out_dir / "manifest.json")
+        tasks = _longest_first(tasks, _expected_seconds(store_path / result_store.MANIFEST,
+                                                        out_dir / "manifest.json"))
 
     def launch(nb: Path) -> tuple[dict[str, Any], Path]:
         """The task of one notebook (its environment included) and its temporary output."""

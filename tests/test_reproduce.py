@@ -649,3 +649,20 @@ def test_jobs_validated(tmp_path, jobs):
     with pytest.raises(ValueError, match="jobs"):
         reproduce(jobs=jobs, **_kwargs(tmp_path))
     assert _nothing_written(tmp_path)
+
+
+def test_longest_first_uses_the_store_seconds(tmp_path):
+    from dlsched import reproduce as rp
+
+    store = tmp_path / "manifest.json"
+    store.write_text(json.dumps({"entries": {
+        "a": {"notebook": "02_b", "seconds": 5.0}, "b": {"notebook": "02_b", "seconds": 7.0},
+        "c": {"notebook": "03_c", "seconds": 30.0}}}))
+    prev = tmp_path / "prev.json"
+    prev.write_text(json.dumps({"notebooks": [{"name": "01_a", "seconds": 20.0},
+                                              {"name": "03_c", "seconds": 1.0}]}))
+    expected = rp._expected_seconds(store, prev)
+    assert expected == {"01_a": 20.0, "02_b": 12.0, "03_c": 30.0}  # the store wins where it knows
+    tasks = [(Path(f"{n}.ipynb"), {}) for n in ("00_x", "01_a", "02_b", "03_c")]
+    assert [t[0].stem for t in rp._longest_first(tasks, expected)] == ["00_x", "03_c", "01_a", "02_b"]
+    assert rp._expected_seconds(tmp_path / "missing.json", tmp_path / "missing2.json") == {}
