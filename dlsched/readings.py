@@ -37,18 +37,26 @@ number is beyond the model's ceiling -- the fidelity table's last two columns.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 __all__ = [
     "COLUMNS",
     "FIXED",
+    "PointList",
+    "ReadingBase",
     "check_inputs",
+    "check_point",
+    "claim_row",
+    "mode_axes",
+    "int_param",
     "default_folder",
     "load_readings",
     "readings_summary",
@@ -245,3 +253,95 @@ def check_inputs(frame: pd.DataFrame, scorecard: pd.DataFrame, columns: Iterable
     if "default" not in present:
         raise ValueError(f"readings_rows: the frame has no run of the 'default' reading{hint}")
     return present
+
+
+# ------------------------------------------------------------- what every wing's readings share
+
+
+@dataclasses.dataclass(frozen=True)
+class ReadingBase:
+    """What every wing's ``Reading`` has: the fields of a readings-table row that name it.
+
+    Attributes
+    ----------
+    name : str
+        The table's ``reading``.
+    parameter : str
+        The parameters as a reader would type them (the table's ``parameter``).
+    source : str
+        The spec / paper line(s) it reinterprets (the table's ``source``).
+    """
+
+    name: str
+    parameter: str
+    source: str
+
+
+def int_param(params: Mapping[str, Any], key: str, lo: int, where: str = "reading_run") -> int:
+    """``params[key]`` as an int >= ``lo`` (numpy ints accepted, bools not); a ValueError naming
+    ``where``, the key and the value otherwise."""
+    v = params.get(key)
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < lo:
+        raise ValueError(f"{where}: {key} must be an integer >= {lo}, got {v!r}")
+    return int(v)
+
+
+def check_point(params: Mapping[str, Any], known: Iterable[str], readings: Iterable[str],
+                experiments: Sequence[str], *, ceiling: str = "ceiling",
+                ceiling_experiments: str = "") -> tuple[str, str]:
+    """Validate the common fields of a wing's ``reading_run`` point: a mapping with only
+    ``known`` keys, ``reading`` one of ``readings`` or ``ceiling``, ``experiment`` one of
+    ``experiments``, and ``"job"`` exactly for a reading (the ceiling runs the other
+    experiments, named by ``ceiling_experiments`` in the message). Returns ``(reading,
+    experiment)``; a ValueError naming the field and the value otherwise."""
+    if not isinstance(params, Mapping):
+        raise ValueError(f"reading_run: params must be a dict, got {type(params).__name__}")
+    known = list(known)
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise ValueError(f"reading_run: unknown parameter(s) {unknown}; known: {known}")
+    names = list(readings)
+    name = params.get("reading")
+    if name != ceiling and name not in names:
+        raise ValueError(f"reading_run: reading must be {ceiling!r} or one of {names}, got {name!r}")
+    exp = params.get("experiment")
+    if exp not in experiments:
+        raise ValueError(f"reading_run: experiment must be one of {experiments}, got {exp!r}")
+    if (exp == "job") == (name == ceiling):
+        raise ValueError(
+            f"reading_run: experiment {exp!r} does not go with reading {name!r} "
+            f"('job' for a reading, {ceiling_experiments} for the ceiling)"
+        )
+    return name, exp
+
+
+def claim_row(base: Mapping[str, Any], reading: str, parameter: str, source: str, fixed: str,
+              ours: str, holds: bool) -> dict[str, Any]:
+    """One row of :func:`readings_table`: ``base`` (figure, quantity, paper) and the reading's."""
+    return {**base, "reading": reading, "parameter": parameter, "source": source, "fixed": fixed,
+            "ours": ours, "holds": bool(holds)}
+
+
+class PointList:
+    """The points of a readings grid in the order first added, each once (two figures that share
+    a point run it once): ``add(point)``, then ``points``. Points are dicts; ``keys`` are the
+    parameters that identify one."""
+
+    def __init__(self, keys: Sequence[str]) -> None:
+        self.keys = tuple(keys)
+        self.points: list[dict[str, Any]] = []
+        self._seen: set[tuple] = set()
+
+    def add(self, point: dict[str, Any]) -> None:
+        key = tuple(point[k] for k in self.keys)
+        if key not in self._seen:
+            self._seen.add(key)
+            self.points.append(point)
+
+
+def mode_axes(axes: Mapping[str, Any], mode: str) -> Any:
+    """``axes[mode]``: a wing's grid sizes for ``mode`` (``"paper"``, ``"quick"``); a ValueError
+    naming the mode otherwise."""
+    if mode not in axes:
+        raise ValueError(f"readings_grid: mode must be one of {list(axes)}, got {mode!r}")
+    return axes[mode]

@@ -79,3 +79,61 @@ def test_fidelity_table_gains_the_readings_columns(tmp_path):
     assert t["restored"].iloc[-1] == 1 and t["beyond_ceiling"].iloc[0] == 0
     md = fidelity.fidelity_markdown(tmp_path)
     assert "| 1 | 0 |" in md and md.count("not yet tested") == 2
+
+
+# ------------------------------------------------------------- helpers the wings share
+
+
+def test_int_param_accepts_ints_and_names_bad_values():
+    import numpy as np
+
+    from dlsched.readings import int_param
+
+    assert int_param({"n": 3}, "n", 1) == 3 and int_param({"n": np.int64(0)}, "n", 0) == 0
+    for bad in (True, np.bool_(True), 1.0, "2", None, 0):
+        with pytest.raises(ValueError, match=r"reading_run: n must be an integer >= 1, got"):
+            int_param({"n": bad}, "n", 1)
+
+
+def test_check_point_validates_the_common_fields():
+    from dlsched.readings import check_point
+
+    known, names, exps = ("reading", "experiment", "seed"), ("default", "alt"), ("job", "bound")
+    assert check_point({"reading": "alt", "experiment": "job"}, known, names, exps) == ("alt", "job")
+    got = check_point({"reading": "ceiling", "experiment": "bound"}, known, names, exps)
+    assert got == ("ceiling", "bound")
+    cases = [
+        ([("reading", "default")], "params must be a dict"),
+        ({"reading": "default", "experiment": "job", "x": 1}, r"unknown parameter\(s\) \['x'\]"),
+        ({"reading": "nope", "experiment": "job"}, "reading must be 'ceiling' or one of"),
+        ({"reading": "alt", "experiment": "milp"}, "experiment must be one of"),
+        ({"reading": "alt", "experiment": "bound"}, "does not go with reading 'alt'"),
+        ({"reading": "ceiling", "experiment": "job"}, "does not go with reading 'ceiling'"),
+    ]
+    for params, msg in cases:
+        with pytest.raises(ValueError, match=msg):
+            check_point(params, known, names, exps, ceiling_experiments="'bound'")
+
+
+def test_claim_row_point_list_mode_axes_and_reading_base():
+    import dataclasses
+
+    from dlsched.readings import COLUMNS, PointList, ReadingBase, claim_row, mode_axes
+
+    row = claim_row({"figure": "Fig. 1", "quantity": "q", "paper": "p"}, "alt", "x=1", "l. 3", "before",
+                    "1.2x", 1)
+    assert set(row) == set(COLUMNS) - {"verdict"} and row["holds"] is True
+    grid = PointList(("a", "b"))
+    for p in ({"a": 1, "b": 2, "c": 0}, {"a": 1, "b": 2, "c": 9}, {"a": 2, "b": 2, "c": 0}):
+        grid.add(p)
+    assert grid.points == [{"a": 1, "b": 2, "c": 0}, {"a": 2, "b": 2, "c": 0}]  # first of a key kept
+    assert mode_axes({"paper": 1, "quick": 2}, "quick") == 2
+    with pytest.raises(ValueError, match="mode must be one of"):
+        mode_axes({"paper": 1}, "full")
+    assert [f.name for f in dataclasses.fields(ReadingBase)] == ["name", "parameter", "source"]
+    from dlsched.oasis.readings import Reading as OasisReading
+    from dlsched.specon.readings import Reading as SpeconReading
+
+    for cls in (OasisReading, SpeconReading):
+        assert issubclass(cls, ReadingBase) and [f.name for f in dataclasses.fields(cls)][:3] == [
+            "name", "parameter", "source"]

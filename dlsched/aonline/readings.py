@@ -88,31 +88,17 @@ import pandas as pd
 
 from dlsched.aonline import experiments as ax
 from dlsched.aonline.findings import slightly_better
-from dlsched.readings import check_inputs
+from dlsched.readings import PointList, ReadingBase, check_inputs, claim_row, int_param
 
-__all__ = [
-    "AXES",
-    "READINGS",
-    "RESULT_COLUMNS",
-    "Reading",
-    "reading_run",
-    "readings_grid",
-    "readings_rows",
-]
+__all__ = ["AXES", "READINGS", "RESULT_COLUMNS", "Reading", "reading_run", "readings_grid", "readings_rows"]
 
 
 @dataclasses.dataclass(frozen=True)
-class Reading:
+class Reading(ReadingBase):  # name, parameter, source: ReadingBase's
     """One reading of the paper: how it is selected and where it applies.
 
     Attributes
     ----------
-    name : str
-        The ``reading`` column of the table.
-    parameter : str
-        The wing parameter and value that select it (the table's ``parameter``).
-    source : str
-        The spec / paper line it reinterprets (the table's ``source``).
     aonline_only : bool
         True: it changes A_online alone (the baselines are the default's runs).
     figures : tuple of str
@@ -125,9 +111,6 @@ class Reading:
         ``"before"``: chosen before its result was seen.
     """
 
-    name: str
-    parameter: str
-    source: str
     aonline_only: bool
     figures: tuple[str, ...]
     job: Mapping[str, Any]
@@ -292,13 +275,6 @@ _FIGURE_LABEL = {f: f"Fig. {f[3:]}" for f in _ALL}
 # ------------------------------------------------------------------------------- one point
 
 
-def _int(p: Mapping[str, Any], key: str, lo: int) -> int:
-    v = p.get(key)
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
-        raise ValueError(f"reading_run: {key} must be an integer >= {lo}, got {v!r}")
-    return int(v)
-
-
 def _merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
     """``base`` with ``extra`` merged in, dict values (``workload``, ``policy_params``) merged too."""
     out = dict(base)
@@ -350,8 +326,8 @@ def reading_run(params: Mapping[str, Any]) -> pd.DataFrame:
     experiment = params["experiment"]
     if experiment not in _EXPERIMENTS:
         raise ValueError(f"reading_run: experiment must be one of {_EXPERIMENTS}, got {experiment!r}")
-    sizes = {k: _int(params, k, 1) for k in ("n_jobs", "n_edge", "T")}
-    seed = _int(params, "seed", 0)
+    sizes = {k: int_param(params, k, 1) for k in ("n_jobs", "n_edge", "T")}
+    seed = int_param(params, "seed", 0)
     if experiment == "ratio":
         for key in ("policy", "gradient_mb", "preemption_overhead", "upload_delay"):
             if params.get(key) is not None:
@@ -490,14 +466,8 @@ def readings_grid(mode: str, readings: Sequence[str] | None = None) -> list[dict
         if r not in READINGS:
             raise ValueError(f"readings_grid: unknown reading {r!r}; known: {list(READINGS)}")
     a = AXES[mode]
-    grid: list[dict[str, Any]] = []
-    seen: set[tuple] = set()
-
-    def add(p: dict[str, Any]) -> None:
-        key = tuple(p[k] for k in _PARAMS)
-        if key not in seen:
-            seen.add(key)
-            grid.append(p)
+    grid = PointList(_PARAMS)
+    add = grid.add
 
     for name in names:
         r = READINGS[name]
@@ -513,7 +483,7 @@ def readings_grid(mode: str, readings: Sequence[str] | None = None) -> list[dict
                 for seed in a["seeds"]:
                     owner = name if (not r.aonline_only or job["policy"] == "aonline") else "default"
                     add(_point(owner, "job", seed, a["T"], **job))
-    return grid
+    return grid.points
 
 
 # ------------------------------------------------------------------------------- the table
@@ -645,15 +615,11 @@ def readings_rows(frame: pd.DataFrame, scorecard: pd.DataFrame) -> list[dict[str
     for fig, q in dict.fromkeys((f, q) for f in _ALL for q, _, _ in judged["default"].get(f, [])):
         label = _FIGURE_LABEL[fig]
         quote = paper.get((label, q)) or dict(ax.PAPER[fig]).get(q, "")
+        base = {"figure": label, "quantity": q, "paper": quote}
         for n in present:
             r = READINGS[n]
-            for q2, ours, match in judged[n].get(fig, []):
-                if q2 == q:
-                    rows.append({
-                        "figure": label, "quantity": q, "paper": quote, "reading": n,
-                        "parameter": r.parameter, "source": r.source, "fixed": r.fixed,
-                        "ours": ours, "holds": bool(match == "yes"),
-                    })  # fmt: skip
+            rows += [claim_row(base, n, r.parameter, r.source, r.fixed, ours, match == "yes")
+                     for q2, ours, match in judged[n].get(fig, []) if q2 == q]
         if fig == "fig14" and q == "ratio close to 1":
             rows.append(_ceiling_row(frame, a, label, q, quote))
     return rows

@@ -100,21 +100,10 @@ import numpy as np
 import pandas as pd
 
 from dlsched.oasis import experiments as ox
-from dlsched.readings import check_inputs
+from dlsched.readings import ReadingBase, check_inputs, check_point, claim_row, int_param, mode_axes
 
-__all__ = [
-    "AXES",
-    "CEILING",
-    "FIGURES",
-    "READINGS",
-    "RESULT_COLUMNS",
-    "Reading",
-    "default_rows",
-    "reading_run",
-    "readings_grid",
-    "readings_rows",
-    "utility_bound",
-]
+__all__ = ["AXES", "CEILING", "FIGURES", "READINGS", "RESULT_COLUMNS",
+           "Reading", "default_rows", "reading_run", "readings_grid", "readings_rows", "utility_bound"]
 
 FIGURES: Mapping[str, str] = MappingProxyType({"fig3": "Fig. 3", "fig4": "Fig. 4", "fig6": "Fig. 6"})
 """Figure key -> the scorecard's ``figure`` label (the figures with readings)."""
@@ -126,21 +115,15 @@ _SPEC = "shared/spec/oasis.md"
 
 
 @dataclasses.dataclass(frozen=True)
-class Reading:
+class Reading(ReadingBase):  # name, parameter, source: ReadingBase's
     """One reading of the price parameters: OASiS's parameters and the line it reinterprets.
 
     Attributes
     ----------
-    name : str
-        The table's ``reading``.
-    parameter : str
-        The parameters as a reader would type them (the table's ``parameter``).
-    source : str
-        The spec / paper line it reinterprets (the table's ``source``).
-    policy_params : Mapping
-        :class:`~dlsched.oasis.policy.OASiS` parameters.
     figures : tuple of str
         Figures it runs on (every point and seed).
+    policy_params : Mapping
+        :class:`~dlsched.oasis.policy.OASiS` parameters.
     factors : tuple of float
         Fig. 6 only: the estimates of :math:`U/L` as fractions of the true value, realised
         through ``l_scale = 1/x``.
@@ -148,9 +131,6 @@ class Reading:
         ``"before"`` or ``"after"`` (post hoc).
     """
 
-    name: str
-    parameter: str
-    source: str
     policy_params: Mapping[str, Any]
     figures: tuple[str, ...]
     factors: tuple[float, ...] = ()
@@ -337,30 +317,9 @@ def _typed(out: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-def _int(p: Mapping[str, Any], key: str, lo: int) -> int:
-    v = p.get(key)
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < lo:
-        raise ValueError(f"reading_run: {key} must be an integer >= {lo}, got {v!r}")
-    return int(v)
-
-
 def _validate(params: Mapping[str, Any]) -> tuple[str, str, str, dict[str, int], float | None]:
-    if not isinstance(params, Mapping):
-        raise ValueError(f"reading_run: params must be a dict, got {type(params).__name__}")
-    unknown = sorted(set(params) - set(_PARAMS))
-    if unknown:
-        raise ValueError(f"reading_run: unknown parameter(s) {unknown}; known: {list(_PARAMS)}")
-    name = params.get("reading")
-    if name != CEILING and name not in READINGS:
-        raise ValueError(f"reading_run: reading must be {CEILING!r} or one of {list(READINGS)}, got {name!r}")
-    exp = params.get("experiment")
-    if exp not in _EXPERIMENTS:
-        raise ValueError(f"reading_run: experiment must be one of {_EXPERIMENTS}, got {exp!r}")
-    if (exp == "job") == (name == CEILING):
-        raise ValueError(
-            f"reading_run: experiment {exp!r} does not go with reading {name!r} "
-            "('job' for a reading, 'bound' for the ceiling)"
-        )
+    name, exp = check_point(params, _PARAMS, READINGS, _EXPERIMENTS, ceiling=CEILING,
+                            ceiling_experiments="'bound'")
     fig = params.get("figure")
     if fig not in FIGURES:
         raise ValueError(f"reading_run: figure must be one of {list(FIGURES)}, got {fig!r}")
@@ -368,8 +327,8 @@ def _validate(params: Mapping[str, Any]) -> tuple[str, str, str, dict[str, int],
         raise ValueError(f"reading_run: reading {name!r} runs on {READINGS[name].figures}, not {fig!r}")
     if exp == "bound" and fig != "fig3":
         raise ValueError(f"reading_run: the ceiling is computed for 'fig3' only, got {fig!r}")
-    sizes = {k: _int(params, k, 1) for k in ("n_jobs", "T", "H", "K")}
-    sizes["seed"] = _int({"seed": params.get("seed", 0)}, "seed", 0)
+    sizes = {k: int_param(params, k, 1) for k in ("n_jobs", "T", "H", "K")}
+    sizes["seed"] = int_param({"seed": params.get("seed", 0)}, "seed", 0)
     factor = params.get("factor")
     wants = exp == "job" and fig == "fig6" and name != "default"
     if wants:
@@ -471,9 +430,7 @@ def readings_grid(mode: str) -> list[dict[str, Any]]:
     ValueError
         On an unknown mode.
     """
-    if mode not in AXES:
-        raise ValueError(f"readings_grid: mode must be one of {list(AXES)}, got {mode!r}")
-    a = AXES[mode]
+    a = mode_axes(AXES, mode)
     grid: list[dict[str, Any]] = []
     for name, r in READINGS.items():
         if name == "default" or r.fixed != "before":
@@ -683,14 +640,11 @@ def readings_rows(
             base = {"figure": label, "quantity": q, "paper": quote}
             for n, claims in judged.items():
                 r = READINGS[n]
-                for q2, ours, match in claims:
-                    if q2 == q:
-                        row = {"reading": n, "parameter": r.parameter, "source": r.source, "fixed": r.fixed}
-                        rows.append({**base, **row, "ours": ours, "holds": bool(match == "yes")})
+                rows += [claim_row(base, n, r.parameter, r.source, r.fixed, ours, match == "yes")
+                         for q2, ours, match in claims if q2 == q]
             ceil = _bound_ceiling(frame) if fig == "fig3" else None
             if ceil is not None:
-                row = {"reading": CEILING, "parameter": _BOUND_PARAMETER, "source": _CEILING_SOURCE}
-                rows.append({**base, **row, "fixed": "before", "ours": ceil[0], "holds": ceil[1]})
+                rows.append(claim_row(base, CEILING, _BOUND_PARAMETER, _CEILING_SOURCE, "before", *ceil))
         if fig == "fig4" and ratios is not None:
             rows.extend(_fig5_rows(ratios, paper))
     return rows

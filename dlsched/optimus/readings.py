@@ -105,22 +105,10 @@ import pandas as pd
 from dlsched.optimus import experiments as oe
 from dlsched.optimus import findings
 from dlsched.optimus.paa import PS_LOADS, paa_speedup
-from dlsched.readings import check_inputs
+from dlsched.readings import ReadingBase, check_inputs, claim_row, int_param, mode_axes
 
-__all__ = [
-    "AXES",
-    "CEILING",
-    "FIGURES",
-    "PRIORITY",
-    "READINGS",
-    "RESULT_COLUMNS",
-    "Reading",
-    "changes",
-    "default_rows",
-    "reading_run",
-    "readings_grid",
-    "readings_rows",
-]
+__all__ = ["AXES", "CEILING", "FIGURES", "PRIORITY", "READINGS", "RESULT_COLUMNS",
+           "Reading", "changes", "default_rows", "reading_run", "readings_grid", "readings_rows"]
 
 FIGURES: Mapping[str, str] = MappingProxyType(
     {
@@ -153,17 +141,11 @@ _TETRIS_CLAIMS = ("Tetris's makespan below DRF's", "Optimus has the lowest mean 
 
 
 @dataclasses.dataclass(frozen=True)
-class Reading:
+class Reading(ReadingBase):  # name, parameter, source: ReadingBase's
     """One reading: the wing parameters it sets and the line it reinterprets.
 
     Attributes
     ----------
-    name : str
-        The table's ``reading``.
-    parameter : str
-        The parameters as a reader would type them (the table's ``parameter``).
-    source : str
-        The spec / paper line it reinterprets.
     workload : Mapping
         :func:`dlsched.optimus.workload.optimus_workload` parameters (every scheme re-run).
     policy : Mapping
@@ -181,9 +163,6 @@ class Reading:
         ``"before"``: chosen before its result was seen.
     """
 
-    name: str
-    parameter: str
-    source: str
     workload: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     policy: Mapping[str, Mapping[str, Any]] = dataclasses.field(default_factory=dict)
     error_draw: str | None = None
@@ -379,13 +358,6 @@ def changes(
 # ------------------------------------------------------------------------------- one point
 
 
-def _int(p: Mapping[str, Any], key: str, lo: int) -> int:
-    v = p.get(key)
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
-        raise ValueError(f"reading_run: {key} must be an integer >= {lo}, got {v!r}")
-    return int(v)
-
-
 def _nan_speeds() -> dict[str, float]:
     return {"speed_paa": math.nan, "speed_mxnet": math.nan, "speedup": math.nan}
 
@@ -426,7 +398,7 @@ def reading_run(params: Mapping[str, Any]) -> pd.DataFrame:
         raise ValueError(
             f"reading_run: reading must be {CEILING!r} or one of {tuple(READINGS)}, got {name!r}"
         )
-    seed = _int(params, "seed", 0)
+    seed = int_param(params, "seed", 0)
     if fig == "fig20":
         if name == CEILING:
             raise ValueError("reading_run: the ceiling has no fig20 point")
@@ -436,9 +408,9 @@ def reading_run(params: Mapping[str, Any]) -> pd.DataFrame:
         if r.ps_load not in PS_LOADS:
             raise ValueError(f"reading_run: ps_load must be one of {PS_LOADS}, got {r.ps_load!r}")
         got = paa_speedup(
-            _int(params, "n_ps", 1),
-            _int(params, "n_workers", 1),
-            seeds=_int(params, "paa_seeds", 1),
+            int_param(params, "n_ps", 1),
+            int_param(params, "n_workers", 1),
+            seeds=int_param(params, "paa_seeds", 1),
             ps_load=r.ps_load,
         )
         row = {
@@ -456,7 +428,7 @@ def reading_run(params: Mapping[str, Any]) -> pd.DataFrame:
     conv, speed = float(params["convergence_error"]), float(params["speed_error"])
     if fig != "fig15" and (conv or speed):
         raise ValueError(f"reading_run: errors are for fig15 only, got {conv}, {speed} on {fig!r}")
-    run: dict[str, Any] = {"scheme": scheme, "seed": seed, "n_jobs": _int(params, "n_jobs", 1)}
+    run: dict[str, Any] = {"scheme": scheme, "seed": seed, "n_jobs": int_param(params, "n_jobs", 1)}
     extra: dict[str, Any] = {}
     if name == CEILING:
         if fig != "fig11" or scheme != "optimus":
@@ -561,9 +533,7 @@ def readings_grid(mode: str) -> list[dict[str, Any]]:
     ValueError
         On an unknown mode.
     """
-    if mode not in AXES:
-        raise ValueError(f"readings_grid: mode must be one of {list(AXES)}, got {mode!r}")
-    a = AXES[mode]
+    a = mode_axes(AXES, mode)
     names = list(READINGS) if mode == "paper" else list(QUICK_READINGS)
     grid: list[dict[str, Any]] = []
     for name in names:
@@ -842,30 +812,9 @@ def readings_rows(frame: pd.DataFrame, scorecard: pd.DataFrame) -> list[dict[str
                 r = READINGS[n]
                 if r.quantities is not None and q not in r.quantities:
                     continue
-                for q2, ours, match in claims:
-                    if q2 == q:
-                        rows.append(
-                            {
-                                **base,
-                                "reading": n,
-                                "parameter": r.parameter,
-                                "source": r.source,
-                                "fixed": r.fixed,
-                                "ours": ours,
-                                "holds": bool(match == "yes"),
-                            }
-                        )
+                rows += [claim_row(base, n, r.parameter, r.source, r.fixed, ours, match == "yes")
+                         for q2, ours, match in claims if q2 == q]
             ceil = _ceiling_row(frame, fig, q, a)
             if ceil is not None:
-                rows.append(
-                    {
-                        **base,
-                        "reading": CEILING,
-                        "parameter": _CEILING_PARAMETER,
-                        "source": _CEILING_SOURCE,
-                        "fixed": "before",
-                        "ours": ceil[0],
-                        "holds": ceil[1],
-                    }
-                )
+                rows.append(claim_row(base, CEILING, _CEILING_PARAMETER, _CEILING_SOURCE, "before", *ceil))
     return rows

@@ -104,20 +104,18 @@ import numpy as np
 import pandas as pd
 
 from dlsched.pdors import experiments as px
-from dlsched.readings import check_inputs
+from dlsched.readings import (
+    PointList,
+    ReadingBase,
+    check_inputs,
+    check_point,
+    claim_row,
+    int_param,
+    mode_axes,
+)
 
-__all__ = [
-    "AXES",
-    "FIGURES",
-    "READINGS",
-    "RESULT_COLUMNS",
-    "Reading",
-    "default_rows",
-    "reading_run",
-    "readings_grid",
-    "readings_rows",
-    "utility_bound",
-]
+__all__ = ["AXES", "FIGURES", "READINGS", "RESULT_COLUMNS", "Reading",
+           "default_rows", "reading_run", "readings_grid", "readings_rows", "utility_bound"]
 
 FIGURES: Mapping[str, str] = MappingProxyType(
     {"fig6": "Fig. 6", "fig7": "Fig. 7", "fig8": "Fig. 8", "fig9": "Fig. 9"}
@@ -129,17 +127,11 @@ _SHORT = ("fig6", "fig7", "fig8")  # T = 20: the G_delta sweep
 
 
 @dataclasses.dataclass(frozen=True)
-class Reading:
+class Reading(ReadingBase):  # name, parameter, source: ReadingBase's
     """One reading of Algorithm 4: PD-ORS's parameters and the line it reinterprets.
 
     Attributes
     ----------
-    name : str
-        The table's ``reading``.
-    parameter : str
-        The parameters as a reader would type them (the table's ``parameter``).
-    source : str
-        The spec / paper line it reinterprets (the table's ``source``).
     policy_params : Mapping
         :class:`~dlsched.pdors.policy.PDORS` parameters (``policy_params`` of
         :func:`~dlsched.pdors.experiments.job_run`).
@@ -149,9 +141,6 @@ class Reading:
         ``"before"``: chosen before its result was seen.
     """
 
-    name: str
-    parameter: str
-    source: str
     policy_params: Mapping[str, Any]
     figures: tuple[str, ...]
     fixed: str = "before"
@@ -289,13 +278,6 @@ _MANY = 1e9  # "unbounded" task count of a demand without a hard resource
 # ------------------------------------------------------------------------------- one point
 
 
-def _int(p: Mapping[str, Any], key: str, lo: int) -> int:
-    v = p.get(key)
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
-        raise ValueError(f"reading_run: {key} must be an integer >= {lo}, got {v!r}")
-    return int(v)
-
-
 def _fits(cap: np.ndarray, demand: np.ndarray, hard: np.ndarray) -> np.ndarray:
     """Tasks of ``demand`` that fit on each empty machine (capped at :data:`_MANY`)."""
     used = hard & (demand > 0)
@@ -377,24 +359,10 @@ def _typed(rows: list[dict[str, Any]]) -> pd.DataFrame:
 def _validate(params: Mapping[str, Any]) -> tuple[str, str, dict[str, int], int, Any, Any]:
     """``(reading, experiment, sizes, seed, policy, time_limit)`` of a valid :func:`reading_run`
     point; a ValueError naming the field otherwise."""
-    if not isinstance(params, Mapping):
-        raise ValueError(f"reading_run: params must be a dict, got {type(params).__name__}")
-    unknown = sorted(set(params) - set(_PARAMS))
-    if unknown:
-        raise ValueError(f"reading_run: unknown parameter(s) {unknown}; known: {list(_PARAMS)}")
-    name = params.get("reading")
-    if name != CEILING and name not in READINGS:
-        raise ValueError(f"reading_run: reading must be {CEILING!r} or one of {list(READINGS)}, got {name!r}")
-    exp = params.get("experiment")
-    if exp not in _EXPERIMENTS:
-        raise ValueError(f"reading_run: experiment must be one of {_EXPERIMENTS}, got {exp!r}")
-    if (exp == "job") == (name == CEILING):
-        raise ValueError(
-            f"reading_run: experiment {exp!r} does not go with reading {name!r} "
-            "('job' for a reading, 'bound' or 'milp' for the ceiling)"
-        )
-    sizes = {k: _int(params, k, 1) for k in ("n_jobs", "n_machines", "T")}
-    seed = _int({"seed": params.get("seed", 0)}, "seed", 0)
+    name, exp = check_point(params, _PARAMS, READINGS, _EXPERIMENTS, ceiling=CEILING,
+                            ceiling_experiments="'bound' or 'milp'")
+    sizes = {k: int_param(params, k, 1) for k in ("n_jobs", "n_machines", "T")}
+    seed = int_param({"seed": params.get("seed", 0)}, "seed", 0)
     policy, limit = params.get("policy"), params.get("time_limit")
     if exp == "job":
         if policy not in px.POLICIES:
@@ -535,18 +503,10 @@ def readings_grid(mode: str) -> list[dict[str, Any]]:
     ValueError
         On an unknown mode.
     """
-    if mode not in AXES:
-        raise ValueError(f"readings_grid: mode must be one of {list(AXES)}, got {mode!r}")
-    a = AXES[mode]
+    a = mode_axes(AXES, mode)
     names = list(READINGS)[1:] if mode == "paper" else ["default", "w = D", "delta = 1 (G = 1)"]
-    grid: list[dict[str, Any]] = []
-    seen: set[tuple] = set()
-
-    def add(p: dict[str, Any]) -> None:
-        key = tuple(p[k] for k in _PARAMS)
-        if key not in seen:
-            seen.add(key)
-            grid.append(p)
+    grid = PointList(_PARAMS)
+    add = grid.add
 
     for name in names:
         r = READINGS[name]
@@ -566,7 +526,7 @@ def readings_grid(mode: str) -> list[dict[str, Any]]:
             _point(CEILING, "milp", mi["n_jobs"], mi["n_machines"], mi["T"], seed, time_limit=MILP_TIME_LIMIT)
         )
         add(_point(CEILING, "bound", mi["n_jobs"], mi["n_machines"], mi["T"], seed))
-    return grid
+    return grid.points
 
 
 def default_rows(runs: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
@@ -804,44 +764,13 @@ def readings_rows(frame: pd.DataFrame, scorecard: pd.DataFrame) -> list[dict[str
             base = {"figure": label, "quantity": q, "paper": quote}
             for n, claims in judged.items():
                 r = READINGS[n]
-                for q2, ours, match in claims:
-                    if q2 == q:
-                        rows.append(
-                            {
-                                **base,
-                                "reading": n,
-                                "parameter": r.parameter,
-                                "source": r.source,
-                                "fixed": r.fixed,
-                                "ours": ours,
-                                "holds": bool(match == "yes"),
-                            }
-                        )
+                rows += [claim_row(base, n, r.parameter, r.source, r.fixed, ours, match == "yes")
+                         for q2, ours, match in claims if q2 == q]
             ceil = _bound_ceiling(frame, a, fig, q)
             if ceil is not None:
-                rows.append(
-                    {
-                        **base,
-                        "reading": CEILING,
-                        "parameter": _BOUND_PARAMETER,
-                        "source": _CEILING_SOURCE,
-                        "fixed": "before",
-                        "ours": ceil[0],
-                        "holds": ceil[1],
-                    }
-                )
+                rows.append(claim_row(base, CEILING, _BOUND_PARAMETER, _CEILING_SOURCE, "before", *ceil))
             if fig == "fig7" and q in ("best scheme at every job count", "PD-ORS / best baseline"):
                 milp = _milp_ceiling(frame, a)
                 if milp is not None:
-                    rows.append(
-                        {
-                            **base,
-                            "reading": CEILING,
-                            "parameter": _MILP_PARAMETER,
-                            "source": _CEILING_SOURCE,
-                            "fixed": "before",
-                            "ours": milp[0],
-                            "holds": milp[1],
-                        }
-                    )
+                    rows.append(claim_row(base, CEILING, _MILP_PARAMETER, _CEILING_SOURCE, "before", *milp))
     return rows

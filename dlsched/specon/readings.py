@@ -70,20 +70,12 @@ import pandas as pd
 
 from dlsched.core.comparison import require_columns as _frame
 from dlsched.core.jobs import Workload
+from dlsched.readings import ReadingBase
 from dlsched.specon import experiments as sx
 from dlsched.specon.model import specon_workload
 
-__all__ = [
-    "CEILING",
-    "FULL_SWEEP",
-    "PAPER_SEEDS",
-    "READINGS",
-    "Reading",
-    "fcfs_idle_nodes",
-    "reading_run",
-    "readings_grid",
-    "readings_rows",
-]
+__all__ = ["CEILING", "FULL_SWEEP", "PAPER_SEEDS", "READINGS",
+           "Reading", "fcfs_idle_nodes", "reading_run", "readings_grid", "readings_rows"]
 
 FIGURES: Mapping[str, str] = MappingProxyType(
     {"fig5": "Fig. 5", "table3": "Table III", "fig6": "Fig. 6", "fig7": "Fig. 7", "fig12": "Fig. 12"}
@@ -111,17 +103,11 @@ VAE_ONLY = ("fig5", "table3")
 
 
 @dataclass(frozen=True)
-class Reading:
+class Reading(ReadingBase):  # name, parameter, source: ReadingBase's
     """One alternative reading: SpeCon and workload parameters, the line it reinterprets.
 
     Attributes
     ----------
-    name : str
-        The table's ``reading``.
-    parameter : str
-        The parameters as a reader would type them.
-    source : str
-        The spec / paper line(s) it reinterprets.
     policy, workload : Mapping
         :class:`~dlsched.specon.policy.SpeCon` and :func:`~dlsched.specon.model.specon_workload`
         parameters (on top of :data:`BASE_POLICY`).
@@ -131,9 +117,6 @@ class Reading:
         ``"before"`` (as the issue lists it) or ``"after"``.
     """
 
-    name: str
-    parameter: str
-    source: str
     policy: Mapping[str, object] = field(default_factory=dict)
     workload: Mapping[str, object] = field(default_factory=dict)
     experiments: tuple[str, ...] = tuple(FIGURES)
