@@ -462,9 +462,10 @@ def _run_point(fn: Callable[[dict], pd.DataFrame], params: dict) -> tuple[str, b
     Runs on Dask workers and in-process for the serial scheduler: one code path for both.
     Exceptions raised by ``fn`` propagate (and become a SweepError on the client side).
     """
-    t0 = time.perf_counter()
-    out = fn(dict(params))
-    seconds = time.perf_counter() - t0
+    with _store.measurement_slot(_store.is_measurement(fn)):  # a parallel regeneration's turn
+        t0 = time.perf_counter()
+        out = fn(dict(params))
+        seconds = time.perf_counter() - t0
     if not isinstance(out, pd.DataFrame):
         return "not_frame", type(out).__name__, seconds
     out = _tidy(out)

@@ -43,6 +43,7 @@ import math
 import os
 import platform
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -77,11 +78,11 @@ MODE_ALIASES: dict[str, str] = {"full": "paper"}
 #: Parameters the runner sets itself (``mode`` in every notebook, the folders where declared).
 INJECTED_PARAMETERS: tuple[str, ...] = ("mode", "figures_dir", "cache_dir", "store_dir")
 
-#: Notebooks that measure wall-clock time for a figure (OASiS's decision time, SpeCon's
-#: real-process testbed): with ``jobs > 1`` each runs alone, never beside another notebook, so
-#: its timings are not taken on a machine shared with the rest of the run.
-SOLO_NOTEBOOKS: frozenset[str] = frozenset({"11_oasis_proofs", "52_specon_figures"})
-
+#: Wall-clock measurements (OASiS's decision-time plots, SpeCon's real-process testbed) are timed
+#: on an otherwise idle machine also with ``jobs > 1``: every point of the run takes a slot of
+#: :func:`dlsched.store.measurement_slot`, shared for ordinary points and exclusive for a
+#: measurement (:func:`dlsched.store.is_measurement`), so only those points run alone, not their
+#: whole notebooks.
 #: Default figures folder per mode: paper-scale figures are the committed ones in ``figures/``;
 #: quick runs (CI, newcomers checking that everything works) write under ``build/``.
 FIGURES_DIRS: dict[str, str] = {"quick": "build/figures", "paper": "figures"}
@@ -643,8 +644,8 @@ def _longest_first(tasks: list, expected: Mapping[str, float]) -> list:
 def _run_parallel(tasks: list, jobs: int, launch, finish, bar, failed) -> None:
     """Run ``tasks`` (notebook, manifest entry) in up to ``jobs`` worker processes.
 
-    A notebook of :data:`SOLO_NOTEBOOKS` starts only when nothing else runs and nothing starts
-    beside it; the first other notebook that may start does (the order of ``tasks`` otherwise).
+    They start in the order of ``tasks``; a wall-clock measurement inside a notebook waits for
+    the machine through :func:`dlsched.store.measurement_slot` (``launch`` sets its lock file).
     After a failure (``failed()``) no new notebook starts."""
     import concurrent.futures as cf
     import multiprocessing
@@ -653,17 +654,11 @@ def _run_parallel(tasks: list, jobs: int, launch, finish, bar, failed) -> None:
     running: dict[cf.Future, tuple[Path, dict[str, Any], Path, float]] = {}
     with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
         while pending or running:
-            solo_running = any(nb.stem in SOLO_NOTEBOOKS for nb, *_ in running.values())
-            while pending and len(running) < jobs and not solo_running and not failed():
-                pick = next((i for i, (nb, _) in enumerate(pending)
-                             if nb.stem not in SOLO_NOTEBOOKS or not running), None)
-                if pick is None:
-                    break
-                nb, entry = pending.pop(pick)
+            while pending and len(running) < jobs and not failed():
+                nb, entry = pending.pop(0)
                 task, tmp = launch(nb)
                 fut = pool.submit(_execute, task, dict(entry["parameters"]))
                 running[fut] = (nb, entry, tmp, time.perf_counter())
-                solo_running = nb.stem in SOLO_NOTEBOOKS
                 bar.set_postfix_str(", ".join(sorted(n.stem[:2] for n, *_ in running.values())))
             if not running:
                 break
@@ -747,8 +742,9 @@ def reproduce(
         its own local Dask cluster). Results do not depend on it: every point is computed from
         its own seed. With ``jobs > 1`` the notebooks start longest first (by the seconds of their
         points in the results store, else of the previous manifest in ``output_dir``), the ones
-        in :data:`SOLO_NOTEBOOKS` run alone, and after a failure the running ones finish but no
-        new one starts.
+        wall-clock measurements (:func:`dlsched.store.is_measurement`) run alone on the machine
+        (only those points, not their notebooks), and after a failure the running ones finish
+        but no new one starts.
 
     Returns
     -------
@@ -850,6 +846,7 @@ def reproduce(
         os.environ.pop(result_store.USES_ENV, None)
     bar = tqdm(total=len(selected), desc=f"reproduce ({mode})", unit="notebook", disable=not progress)
     tasks = list(zip(selected, manifest["notebooks"], strict=False))
+    lock_dir = tempfile.mkdtemp(prefix="dlsched-measure-") if jobs > 1 else None
     if jobs > 1:
         tasks = _longest_first(tasks, _expected_seconds(store_path / result_store.MANIFEST,
                                                         out_dir / "manifest.json"))
@@ -858,6 +855,10 @@ def reproduce(
         """The task of one notebook (its environment included) and its temporary output."""
         env = dict(os.environ)
         env[result_store.NOTEBOOK_ENV] = nb.stem
+        if lock_dir is not None:  # parallel notebooks: measurements take the machine alone
+            env[result_store.MEASURE_LOCK_ENV] = str(Path(lock_dir) / "measure.lock")
+        else:
+            env.pop(result_store.MEASURE_LOCK_ENV, None)
         if uses_dir is not None:
             with contextlib.suppress(FileNotFoundError):
                 (uses_dir / f"{nb.stem}.keys.part").unlink()
@@ -899,7 +900,10 @@ def reproduce(
             if failure is not None:
                 break
     else:
-        _run_parallel(tasks, jobs, launch, finish, bar, lambda: failure is not None)
+        try:
+            _run_parallel(tasks, jobs, launch, finish, bar, lambda: failure is not None)
+        finally:
+            shutil.rmtree(lock_dir, ignore_errors=True)
     bar.close()
     for key, value in saved_env.items():
         if value is None:

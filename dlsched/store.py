@@ -101,12 +101,14 @@ __all__ = [
     "code_fingerprint",
     "fn_path",
     "frame_sha256",
+    "is_measurement",
     "is_volatile",
     "keep",
     "note_uses",
     "read_uses",
     "unused",
     "load_fn",
+    "measurement_slot",
     "point_key",
     "record",
     "regenerate",
@@ -969,6 +971,63 @@ def _locked(path: Path):
             yield
         finally:
             fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+
+
+#: Environment variable naming a lock file shared by every process of a parallel regeneration
+#: (``dlsched reproduce --jobs N`` sets it for its notebooks, their kernels and Dask workers).
+MEASURE_LOCK_ENV = "DLSCHED_MEASURE_LOCK"
+
+_measure_depth = 0  # slots this process holds (nested points do not lock again)
+
+
+def is_measurement(fn: Callable[..., Any] | str) -> bool:
+    """Whether ``fn``'s whole frame is a wall-clock measurement (``volatile == ("*",)``): such a
+    point runs alone on the machine in a parallel regeneration (:func:`measurement_slot`)."""
+    return "*" in volatile_columns(fn)
+
+
+@contextlib.contextmanager
+def measurement_slot(exclusive: bool):
+    """Hold the machine for one point: shared for an ordinary point, exclusive for a wall-clock
+    measurement (:func:`is_measurement`).
+
+    Active only when :data:`MEASURE_LOCK_ENV` names a lock file (a parallel
+    ``dlsched reproduce``); otherwise, and where POSIX ``flock`` is missing, it does nothing.
+    An exclusive holder waits until the points running elsewhere finish, and no new point starts
+    anywhere until it is done, so a decision-time plot or SpeCon's real-process testbed is timed
+    on an otherwise idle machine while every other point of the run shares the cores. Writers
+    go first: a waiting measurement holds the turnstile ``<lock>.turn`` that every point passes,
+    so a stream of ordinary points cannot starve it. Only the order in which points run changes,
+    never a result.
+    """
+    global _measure_depth
+    path = os.environ.get(MEASURE_LOCK_ENV)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        fcntl = None
+    if not path or fcntl is None or _measure_depth:
+        _measure_depth += 1
+        try:
+            yield
+        finally:
+            _measure_depth -= 1
+        return
+    with open(f"{path}.turn", "a+b") as turn, open(path, "a+b") as main:
+        fcntl.flock(turn.fileno(), fcntl.LOCK_EX)
+        try:
+            fcntl.flock(main.fileno(), fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        finally:
+            if not exclusive:
+                fcntl.flock(turn.fileno(), fcntl.LOCK_UN)
+        _measure_depth += 1
+        try:
+            yield
+        finally:
+            _measure_depth -= 1
+            fcntl.flock(main.fileno(), fcntl.LOCK_UN)
+            if exclusive:
+                fcntl.flock(turn.fileno(), fcntl.LOCK_UN)
 
 
 class StoreWriter:

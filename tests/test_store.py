@@ -494,3 +494,54 @@ def test_sample_budget_prefers_cheap_points(tmp_path):
     with pytest.raises(ValueError, match="budget"):
         store.audit(s, sample=3, budget=0)
     assert cli.main(["audit", "--all", "--budget", "5", "--store", str(s.path)]) == 2
+
+
+_SLOT_SCRIPT = r"""
+import json, os, sys, time
+from dlsched import store
+kind, points, seconds, out, go, delay = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5], float(sys.argv[6])
+while not os.path.exists(go):
+    time.sleep(0.005)
+time.sleep(delay)
+spans = []
+for _ in range(points):
+    with store.measurement_slot(kind == "exclusive"):
+        with store.measurement_slot(False):  # nested: no second lock, no deadlock
+            t0 = time.time()
+            time.sleep(seconds)
+            spans.append((t0, time.time()))
+with open(out, "w") as f:
+    json.dump(spans, f)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX flock")
+def test_measurement_slot_runs_a_measurement_alone_and_first(tmp_path):
+    """With DLSCHED_MEASURE_LOCK set (a parallel regeneration), a wall-clock measurement never
+    overlaps another point, and a waiting measurement goes before points not yet started."""
+    from dlsched.pdors import checks as pdors_checks
+    from dlsched.specon import paper as specon_paper
+
+    assert store.is_measurement(specon_paper.testbed_run)
+    assert not store.is_measurement(pdors_checks.ratio_run)  # only a column is timed
+    with store.measurement_slot(True):  # without the variable: nothing to wait for
+        pass
+    env = {**os.environ, store.MEASURE_LOCK_ENV: str(tmp_path / "m.lock")}
+    go = tmp_path / "go"
+    runs = [("shared", 4, 0.15, 0.0), ("shared", 4, 0.15, 0.05), ("exclusive", 1, 0.3, 0.2)]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _SLOT_SCRIPT, kind, str(n), str(sec),
+                          str(tmp_path / f"{i}.json"), str(go), str(delay)], env=env)
+        for i, (kind, n, sec, delay) in enumerate(runs)
+    ]
+    (tmp_path / "ready").write_text("")
+    import time as _t
+
+    _t.sleep(1.5)  # the three have imported dlsched
+    go.write_text("")
+    assert all(p.wait(timeout=60) == 0 for p in procs)
+    spans = [json.loads((tmp_path / f"{i}.json").read_text()) for i in range(3)]
+    (x0, x1), = spans[2]
+    shared = spans[0] + spans[1]
+    assert all(b <= x0 or a >= x1 for a, b in shared)  # alone on the machine
+    assert any(a >= x1 for a, b in shared)  # it did not wait for every point to finish
