@@ -178,7 +178,8 @@ grid3 = experiments.param_grid(
 grid3 += experiments.param_grid(
     {"n_edge": S0, "T": T, "policy": "aonline", "ties": "fastest"}, n_jobs=J_axis, seed=seeds
 )
-totals3 = ax.run_totals(experiments.sweep(ax.job_run, grid3, **run))
+runs3 = experiments.sweep(ax.job_run, grid3, **run)
+totals3 = ax.run_totals(runs3)
 
 # %%
 fig = ax.line_figure(
@@ -233,7 +234,8 @@ grid4 = experiments.param_grid(
 grid4 += experiments.param_grid(
     {"n_jobs": J0, "T": T, "policy": "aonline", "ties": "fastest"}, n_edge=S_axis, seed=seeds
 )
-totals4 = ax.run_totals(experiments.sweep(ax.job_run, grid4, **run))
+runs4 = experiments.sweep(ax.job_run, grid4, **run)
+totals4 = ax.run_totals(runs4)
 
 # %%
 fig = ax.line_figure(totals4, "n_edge", logy=True, title=f"{J0} jobs, T={T}, {len(seeds)} seed(s), min-max")
@@ -380,12 +382,9 @@ grids7 = [experiments.param_grid({"n_edge": S0, "T": T}, n_jobs=J_pre, policy=["
 grids7 += [experiments.param_grid({**pre, "n_edge": S0}, n_jobs=J_pre, **v, seed=seeds) for v in variants]
 grids8 = [experiments.param_grid({"n_jobs": J0, "T": T}, n_edge=S_pre, policy=["aonline"], seed=seeds)]
 grids8 += [experiments.param_grid({**pre, "n_jobs": J0}, n_edge=S_pre, **v, seed=seeds) for v in variants]
-totals78J = ax.run_totals(
-    pd.concat([experiments.sweep(ax.job_run, g, **run) for g in grids7], ignore_index=True)
-)
-totals78S = ax.run_totals(
-    pd.concat([experiments.sweep(ax.job_run, g, **run) for g in grids8], ignore_index=True)
-)
+runs78J = pd.concat([experiments.sweep(ax.job_run, g, **run) for g in grids7], ignore_index=True)
+runs78S = pd.concat([experiments.sweep(ax.job_run, g, **run) for g in grids8], ignore_index=True)
+totals78J, totals78S = ax.run_totals(runs78J), ax.run_totals(runs78S)
 no_ovh = ["aonline", "preemptive", "preemptive+nodelay"]
 with_ovh = ["aonline", "preemptive+nodelay", "preemptive+overhead+nodelay"]
 
@@ -660,8 +659,10 @@ ours_r = {"T": T, "S0": S0, "J0": J0, "J_axis": J_axis, "S_axis": S_axis, "J_pre
           "ratio_jobs": ratio_jobs, "rJ_axis": rJ_axis, "rS_axis": rS_axis, "ratio_seeds": r_seeds}  # fmt: skip
 axes_r = {k: list(v) if isinstance(v, tuple) else v for k, v in aonline_readings.AXES["paper"].items()}
 assert quick or axes_r == ours_r, "the readings' paper grid must be this notebook's paper-mode points"
-reading_grid = aonline_readings.readings_grid(mode)
-reading_runs = experiments.sweep(aonline_readings.reading_run, reading_grid, **run)
+reading_grid = aonline_readings.readings_grid(mode, default_runs=False)  # the default: this notebook's runs
+own_runs = aonline_readings.default_rows([runs3, runs4, runs78J, runs78S, runs11], rows14, mode)
+reading_runs = pd.concat([own_runs, experiments.sweep(aonline_readings.reading_run, reading_grid, **run)],
+                         ignore_index=True)
 judged = findings.scorecard({"Fig. 3": cmp3, "Fig. 4": cmp4, "Fig. 7": cmp7, "Fig. 8": cmp8, "Fig. 9": cmp9,
                              "Fig. 10": cmp10, "Fig. 11": cmp11, "Fig. 12": cmp12, "Fig. 13": cmp13,
                              "Fig. 14": cmp14})  # fmt: skip

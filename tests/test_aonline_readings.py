@@ -315,3 +315,63 @@ def test_aonline_only_ratio_points_match_ratio_run():
     for c in ("aonline_tct", "aonline_wait", "aonline_run"):
         assert row[c].iloc[0] == full[c].iloc[0]
     assert np.isnan(row["opt_tct"].iloc[0])
+
+
+def _notebook_runs(mode: str) -> tuple[list[pd.DataFrame], pd.DataFrame]:
+    """Notebook 42's own job_run and ratio_run sweeps of ``mode``, built as the notebook does."""
+    a = ar.AXES[mode]
+    pg, T = ex.param_grid, a["T"]
+    sw = functools.partial(ex.sweep, ax.job_run, scheduler="serial")
+    runs3 = sw(pg({"n_edge": a["S0"], "T": T}, n_jobs=list(a["J_axis"]), policy=ax.FIGURE_POLICIES["fig3"],
+                  seed=list(a["seeds"])))  # fmt: skip
+    runs4 = sw(pg({"n_jobs": a["J0"], "T": T}, n_edge=list(a["S_axis"]), policy=ax.FIGURE_POLICIES["fig4"],
+                  seed=list(a["seeds"])))  # fmt: skip
+    pre = {"policy": "preemptive", "T": T}
+    variants = [{"preemption_overhead": [0.0], "upload_delay": ["paid", "ignored"]},
+                {"preemption_overhead": [a["overhead"]], "upload_delay": ["ignored"]}]  # fmt: skip
+    seeds = list(a["seeds"])
+    g7 = [pg({"n_edge": a["S0"], "T": T}, n_jobs=list(a["J_pre"]), policy=["aonline"], seed=list(a["seeds"]))]
+    g7 += [pg({**pre, "n_edge": a["S0"]}, n_jobs=list(a["J_pre"]), **v, seed=seeds) for v in variants]
+    g8 = [pg({"n_jobs": a["J0"], "T": T}, n_edge=list(a["S_pre"]), policy=["aonline"], seed=list(a["seeds"]))]
+    g8 += [pg({**pre, "n_jobs": a["J0"]}, n_edge=list(a["S_pre"]), **v, seed=seeds) for v in variants]
+    runs11 = sw(pg({"n_edge": a["S0"], "n_jobs": a["J0"], "T": T}, gradient_mb=list(a["k_values"]),
+                   policy=ax.FIGURE_POLICIES["fig11"], seed=list(a["seeds"])))  # fmt: skip
+    jobs = [runs3, runs4, pd.concat([sw(g) for g in g7], ignore_index=True),
+            pd.concat([sw(g) for g in g8], ignore_index=True), runs11]  # fmt: skip
+    rb = {"T": a["ratio_T"]}
+    ratio = pd.concat([
+        ex.sweep(ax.ratio_run, pg({**rb, "n_edge": a["ratio_edge"]}, n_jobs=list(a["rJ_axis"]),
+                                  seed=list(a["ratio_seeds"])), scheduler="serial"),
+        ex.sweep(ax.ratio_run, pg({**rb, "n_jobs": a["ratio_jobs"]}, n_edge=list(a["rS_axis"]),
+                                  seed=list(a["ratio_seeds"])), scheduler="serial"),
+    ], ignore_index=True)  # fmt: skip
+    return jobs, ratio
+
+
+def test_default_rows_equal_the_default_reading_runs(quick_frame, quick_card):
+    """The notebook's own runs give exactly the rows reading_run computes for the default reading,
+    and with the other readings' sweep the same readings table."""
+    jobs, ratio = _notebook_runs("quick")
+    own = ar.default_rows(jobs, ratio, "quick")
+    ran = quick_frame[quick_frame["reading"] == "default"].reset_index(drop=True)
+    assert len(own) == len(ran) > 0
+    cols = list(ar.RESULT_COLUMNS)
+    pd.testing.assert_frame_equal(own[cols], ran[cols], check_exact=True)
+    rest = ex.sweep(ar.reading_run, ar.readings_grid("quick", default_runs=False), scheduler="serial")
+    assert not (rest["reading"] == "default").any() and len(rest) + len(own) == len(quick_frame)
+    both = pd.concat([own, rest], ignore_index=True)
+    table = shape.readings_table(ar.readings_rows(both, quick_card))
+    pd.testing.assert_frame_equal(table, shape.readings_table(ar.readings_rows(quick_frame, quick_card)),
+                                  check_exact=True)
+
+
+def test_default_rows_validated():
+    jobs, ratio = _notebook_runs("quick")
+    with pytest.raises(TypeError, match="sequence of DataFrames"):
+        ar.default_rows(jobs[0], ratio, "quick")
+    with pytest.raises(ValueError, match="lacks parameter column"):
+        ar.default_rows([jobs[0].drop(columns="policy")], ratio, "quick")
+    with pytest.raises(ValueError, match="no job_run of"):
+        ar.default_rows(jobs[:1], ratio, "quick")
+    with pytest.raises(ValueError, match="no ratio_run of"):
+        ar.default_rows(jobs, ratio.iloc[:1], "quick")

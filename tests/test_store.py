@@ -499,7 +499,8 @@ def test_sample_budget_prefers_cheap_points(tmp_path):
 _SLOT_SCRIPT = r"""
 import json, os, sys, time
 from dlsched import store
-kind, points, seconds, out, go, delay = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5], float(sys.argv[6])
+kind, out, go = sys.argv[1], sys.argv[4], sys.argv[5]
+points, seconds, delay = int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[6])
 while not os.path.exists(go):
     time.sleep(0.005)
 time.sleep(delay)

@@ -13,6 +13,7 @@ for Figs. 9-10) and adds the model's ceiling where one exists (Fig. 14: the offl
   Fig. 14 instance): a store-able experiment for :func:`dlsched.experiments.sweep`, one row.
 * :func:`readings_grid` -- the points of ``"paper"`` mode (the figures' sweeps at notebook 42's
   paper sizes and seeds) or ``"quick"`` (tiny).
+* :func:`default_rows` -- the default reading's rows from notebook 42's own runs (not run twice).
 * :func:`readings_rows` -- the sweep's frame to rows of :func:`dlsched.readings.readings_table`.
 
 The readings (:data:`READINGS`)
@@ -90,7 +91,10 @@ from dlsched.aonline import experiments as ax
 from dlsched.aonline.findings import slightly_better
 from dlsched.readings import PointList, ReadingBase, check_inputs, claim_row, int_param
 
-__all__ = ["AXES", "READINGS", "RESULT_COLUMNS", "Reading", "reading_run", "readings_grid", "readings_rows"]
+__all__ = [
+    "AXES", "READINGS", "RESULT_COLUMNS", "Reading", "default_rows", "reading_run", "readings_grid",
+    "readings_rows",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -338,9 +342,7 @@ def reading_run(params: Mapping[str, Any]) -> pd.DataFrame:
             row = pd.DataFrame([_aonline_ratio_part(seed, sizes, reading.ratio)])
         else:
             row = ax.ratio_run(_merge({"seed": seed, **sizes}, reading.ratio))
-        out = pd.DataFrame({c: [row[c].iloc[0] if c in row.columns else math.nan] for c in RESULT_COLUMNS})
-        out["scheme"] = "aonline"
-        return _typed(out)
+        return _ratio_row(row)
     policy = params.get("policy")
     if policy not in ax.POLICIES:
         raise ValueError(f"reading_run: policy must be one of {ax.POLICIES}, got {policy!r}")
@@ -368,10 +370,21 @@ def reading_run(params: Mapping[str, Any]) -> pd.DataFrame:
                 f"reading_run: upload_delay must be None or one of {ax.UPLOAD_DELAYS}, got {upload!r}"
             )
         job["upload_delay"] = upload
-    jobs = ax.job_run(_merge(job, reading.job))
+    return _job_row(ax.job_run(_merge(job, reading.job)))
+
+
+def _job_row(jobs: pd.DataFrame) -> pd.DataFrame:
+    """:func:`reading_run`'s row of one scheme's run (the rows of one ``job_run``)."""
     totals = ax.run_totals(jobs, by=["scheme"])
     out = pd.DataFrame({c: totals[c] if c in totals.columns else math.nan for c in RESULT_COLUMNS})
     out["status"] = ""
+    return _typed(out)
+
+
+def _ratio_row(row: pd.DataFrame) -> pd.DataFrame:
+    """:func:`reading_run`'s row of one Fig. 14 instance (a ``ratio_run`` row)."""
+    out = pd.DataFrame({c: [row[c].iloc[0] if c in row.columns else math.nan] for c in RESULT_COLUMNS})
+    out["scheme"] = "aonline"
     return _typed(out)
 
 
@@ -437,7 +450,9 @@ def _point(reading: str, experiment: str, seed: int, T: int, **kw: Any) -> dict[
     return p
 
 
-def readings_grid(mode: str, readings: Sequence[str] | None = None) -> list[dict[str, Any]]:
+def readings_grid(
+    mode: str, readings: Sequence[str] | None = None, *, default_runs: bool = True
+) -> list[dict[str, Any]]:
     """The :func:`reading_run` points of ``mode``.
 
     Every reading runs on every point and seed of each figure of :attr:`Reading.figures`
@@ -453,6 +468,10 @@ def readings_grid(mode: str, readings: Sequence[str] | None = None) -> list[dict
         The figure points (:data:`AXES`).
     readings : sequence of str, optional
         Keys of :data:`READINGS` to include (default all; ``"default"`` is always included).
+    default_runs : bool, default True
+        False leaves out the points of the ``"default"`` reading: they are notebook 42's own
+        runs, which :func:`default_rows` turns into the same rows without running them again
+        (about 5 CPU-minutes of the paper grid).
 
     Raises
     ------
@@ -471,7 +490,7 @@ def readings_grid(mode: str, readings: Sequence[str] | None = None) -> list[dict
 
     for name in names:
         r = READINGS[name]
-        for fig in r.figures:
+        for fig in r.figures if (default_runs or name != "default") else ():
             if fig == "fig14":
                 sizes = [(j, a["ratio_edge"]) for j in a["rJ_axis"]] + [
                     (a["ratio_jobs"], s) for s in a["rS_axis"]
@@ -482,8 +501,92 @@ def readings_grid(mode: str, readings: Sequence[str] | None = None) -> list[dict
             for job in _job_points(a, fig):
                 for seed in a["seeds"]:
                     owner = name if (not r.aonline_only or job["policy"] == "aonline") else "default"
-                    add(_point(owner, "job", seed, a["T"], **job))
+                    if default_runs or owner != "default":
+                        add(_point(owner, "job", seed, a["T"], **job))
     return grid.points
+
+
+_RUN_KEYS = ("policy", "n_jobs", "n_edge", "T", "seed", "gradient_mb", "preemption_overhead", "upload_delay")
+_RUN_DEFAULTS = {"gradient_mb": None, "preemption_overhead": 0.0, "upload_delay": "paid"}
+
+
+def _run_key(values: Mapping[str, Any]) -> tuple:
+    """A job run's identity: absent, None or NaN parameters take ``job_run``'s defaults."""
+    out = []
+    for k in _RUN_KEYS:
+        v = values.get(k)
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            v = _RUN_DEFAULTS.get(k)
+        out.append(float(v) if k in ("gradient_mb", "preemption_overhead") and v is not None else v)
+    return tuple(out)
+
+
+def default_rows(job_runs: Sequence[pd.DataFrame], ratio_runs: pd.DataFrame, mode: str) -> pd.DataFrame:
+    """The ``"default"`` reading's rows of :func:`readings_grid` (``mode``) from notebook 42's own runs.
+
+    The default reading is the notebook's own model, so its points are the notebook's runs of
+    Figs. 3-4, 7-11 (``job_run``) and 14 (``ratio_run``): this turns them into the rows
+    :func:`reading_run` would compute for them (the same ``run_totals``, the same columns and
+    dtypes), so the readings sweep runs only the other readings
+    (``readings_grid(mode, default_runs=False)``). Concatenated with that sweep, the frame is
+    the one :func:`readings_rows` reads.
+
+    Parameters
+    ----------
+    job_runs : sequence of pandas.DataFrame
+        Sweeps of :func:`~dlsched.aonline.experiments.job_run` with their parameter columns
+        (``policy``, ``seed``, ``n_jobs``, ``n_edge``, ``T`` and, where set, ``gradient_mb``,
+        ``preemption_overhead``, ``upload_delay``). A run found in several frames is taken from
+        the first.
+    ratio_runs : pandas.DataFrame
+        Sweeps of :func:`~dlsched.aonline.experiments.ratio_run` (``seed``, ``n_jobs``,
+        ``n_edge``, ``T`` columns).
+    mode : {"paper", "quick"}
+
+    Raises
+    ------
+    TypeError
+        If a frame is not a DataFrame.
+    ValueError
+        If a frame lacks a parameter column, or a default point has no run in the frames.
+    """
+    if isinstance(job_runs, pd.DataFrame) or not isinstance(job_runs, Sequence):
+        raise TypeError(
+            f"default_rows: job_runs must be a sequence of DataFrames, got {type(job_runs).__name__}"
+        )
+    for i, f in enumerate([*job_runs, ratio_runs]):
+        if not isinstance(f, pd.DataFrame):
+            raise TypeError(f"default_rows: frame {i} must be a DataFrame, got {type(f).__name__}")
+        need = ("seed", "n_jobs", "n_edge", "T", *(("policy",) if i < len(job_runs) else ()))
+        missing = [c for c in need if c not in f.columns]
+        if missing:
+            raise ValueError(f"default_rows: frame {i} lacks parameter column(s) {missing}")
+    runs: dict[tuple, pd.DataFrame] = {}
+    for f in job_runs:
+        present = [k for k in _RUN_KEYS if k in f.columns]
+        for values, rows in f.groupby(present, sort=False, dropna=False):
+            runs.setdefault(_run_key(dict(zip(present, values, strict=True))), rows)
+    ratios = {
+        tuple(int(r[k]) for k in ("n_jobs", "n_edge", "T", "seed")): i
+        for i, r in ratio_runs.reset_index(drop=True).iterrows()
+    }
+    ratio_frame = ratio_runs.reset_index(drop=True)
+    out = []
+    for p in readings_grid(mode, ["default"]):
+        if p["reading"] != "default":
+            continue
+        if p["experiment"] == "ratio":
+            i = ratios.get((p["n_jobs"], p["n_edge"], p["T"], p["seed"]))
+            if i is None:
+                raise ValueError(f"default_rows: no ratio_run of {p} in ratio_runs")
+            row = _ratio_row(ratio_frame.iloc[[i]])
+        else:
+            jobs = runs.get(_run_key(p))
+            if jobs is None:
+                raise ValueError(f"default_rows: no job_run of {p} in job_runs")
+            row = _job_row(jobs.reset_index(drop=True))
+        out.append(pd.concat([pd.DataFrame([p]), row], axis=1))
+    return pd.concat(out, ignore_index=True)
 
 
 # ------------------------------------------------------------------------------- the table
