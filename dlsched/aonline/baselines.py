@@ -102,6 +102,17 @@ from dlsched.core.schedule import Decision, Placement
 _EPS = 1e-9  # capacity fits, ceil/floor of slot and worker counts, data-ready times: not a tie rule
 
 
+def _argmin(v: np.ndarray) -> int:
+    """:func:`numerics.argmin` of a 1-d float array, no keys: the same tolerance (REL_TOL of the
+    minimum) and the same tie to the smallest index, without its general checks."""
+    if np.isnan(v).any():
+        return numerics.argmin(v)
+    m = float(v.min())
+    a = abs(m)
+    lim = m + (numerics.REL_TOL * (a if math.isfinite(a) else 0.0) + numerics.ABS_TOL)
+    return int(np.argmax((v == m) | (v <= lim)))
+
+
 def time_points(limit: int) -> Iterator[int]:
     r"""The time points :math:`\tau_i = 2^{i-1}`, :math:`i = 1, 2, \dots`, up to ``limit``."""
     tau = 1
@@ -208,6 +219,11 @@ class BatchSche(BasePolicy):
         booked = np.zeros((len(batch), *cluster.capacity.shape))
         m = 0
         admitted, info = [], {}
+        # the segments of the current admissions and, per resource, its usage and prices per segment:
+        # shared by the jobs until the next admission changes the usage (every value elementwise
+        # as computed for the job's own columns)
+        segs: tuple | None = None
+        per_res: dict[tuple[str, int], np.ndarray] = {}
         for v in batch:
             spec = v.spec
             model = spec.model
@@ -217,15 +233,32 @@ class BatchSche(BasePolicy):
                 )
             wd, pd_ = cluster.vector(spec.worker_demand), cluster.vector(spec.ps_demand)
             cols = np.flatnonzero(((wd > 0) | (pd_ > 0)) & hard)  # the job's types u_j, v_j
-            order = np.argsort(ends[:m], kind="stable")
-            e_sorted = ends[:m][order]
-            bounds = np.concatenate([[tau], np.unique(e_sorted[e_sorted < end]), [end]])
-            # usage in segment k = base + every admission ending after bounds[k] (suffix sums)
-            suffix = np.zeros((m + 1, cluster.n_servers, cols.size))
-            if m:
-                suffix[:m] = np.cumsum(booked[:m][order][:, :, cols][::-1], axis=0)[::-1]
-            use = base[None, :, cols] + suffix[np.searchsorted(e_sorted, bounds[:-1], side="right")]
-            best = self._cheapest(spec, tau, end, bounds, use, cols, wd[cols], pd_[cols], lam, mu)
+            if segs is None:
+                order = np.argsort(ends[:m], kind="stable")
+                e_sorted = ends[:m][order]
+                bounds = np.concatenate([[tau], np.unique(e_sorted[e_sorted < end]), [end]])
+                segs = (order, bounds, np.searchsorted(e_sorted, bounds[:-1], side="right"))
+            order, bounds, at_seg = segs
+            for r in cols.tolist():
+                if ("use", r) not in per_res:
+                    # usage in segment k = base + every admission ending after bounds[k] (suffix sums)
+                    suffix = np.zeros((m + 1, cluster.n_servers))
+                    if m:
+                        suffix[:m] = np.cumsum(booked[:m][order][:, :, r][::-1], axis=0)[::-1]
+                    use_r = per_res["use", r] = base[None, :, r] + suffix[at_seg]
+                    cap_r = per_res["cap", r] = cluster.capacity[:, r]
+                    # usage within capacity: every price is finite and >= 0, so a price that only
+                    # meets a zero demand contributes +0.0 to _cheapest's sums, as 0.0 does
+                    per_res["fits", r] = bool(np.all(((use_r <= cap_r) | (cap_r <= 0)) & (use_r >= 0)))
+            if cols.size:
+                use = np.stack([per_res["use", r] for r in cols.tolist()], axis=2)
+                rs = cols.tolist()
+                lam_u = [self._price(per_res, lam, "lam", r, a) for r, a in zip(rs, wd[cols], strict=True)]
+                mu_u = [self._price(per_res, mu, "mu", r, a) for r, a in zip(rs, pd_[cols], strict=True)]
+                prices = (np.stack(lam_u, axis=2), np.stack(mu_u, axis=2))  # lam(use, cap), mu(use, cap)
+            else:  # no typed resource: nothing to share
+                use, prices = np.zeros((len(bounds) - 1, cluster.n_servers, 0)), None
+            best = self._cheapest(spec, tau, end, bounds, use, cols, wd[cols], pd_[cols], lam, mu, prices)
             if best is None:
                 continue
             cost, d, placement = best
@@ -242,16 +275,32 @@ class BatchSche(BasePolicy):
                 booked[m, s] += c * pd_
             ends[m] = tau + d
             m += 1
+            segs = None  # the usage changed
+            per_res.clear()
             info[spec.job_id] = {"payoff": payoff, "planned_completion": float(tau + d - 1)}
         self.rounds.append({"tau": tau, "considered": [v.job_id for v in batch], "admitted": list(admitted)})
         return admitted, info
 
-    def _cheapest(self, spec, tau, end, bounds, use, cols, wd, pd_, lam, mu):
+    @staticmethod
+    def _price(per_res: dict, fn, which: str, r: int, demand: float) -> np.ndarray:
+        """The prices ``fn`` of resource ``r``'s usage per segment (cached in ``per_res``), or
+        zeros where they only multiply a zero ``demand`` and are finite and >= 0 (the same
+        products, +0.0)."""
+        got = per_res.get((which, r))
+        if got is None:
+            use_r = per_res["use", r]
+            if demand == 0 and per_res["fits", r]:
+                return np.zeros_like(use_r)
+            got = per_res[which, r] = fn(use_r, per_res["cap", r])  # elementwise as fn(use, cap)
+        return got
+
+    def _cheapest(self, spec, tau, end, bounds, use, cols, wd, pd_, lam, mu, prices=None):
         """(cost, duration, placement) of the cheapest configuration, or None.
 
         ``use`` is the usage of the job's resources ``cols`` per window segment
         ``[bounds[k], bounds[k+1])``, shape (segments, servers, len(cols)); ``wd`` and ``pd_`` the
-        worker / PS demand on those resources."""
+        worker / PS demand on those resources. ``prices``: ``(lam(use, cap), mu(use, cap))`` when
+        already known."""
         cluster = self.cluster
         model = spec.model
         n_srv = cluster.n_servers
@@ -264,8 +313,9 @@ class BatchSche(BasePolicy):
         with np.errstate(divide="ignore", invalid="ignore"):
             room_w = np.floor(np.min(np.where(wmask, free0 / np.where(wmask, wd, 1), np.inf), axis=1) + _EPS)
         room_w = np.where(ok, np.maximum(room_w, 0), 0).astype(np.int64)
-        w_price = (lam(use, cap) * wd).sum(axis=2)  # (segments, S): price of one worker per slot
-        p_price = (mu(use, cap) * pd_).sum(axis=2)
+        lam_u, mu_u = (lam(use, cap), mu(use, cap)) if prices is None else prices
+        w_price = (lam_u * wd).sum(axis=2)  # (segments, S): price of one worker per slot
+        p_price = (mu_u * pd_).sum(axis=2)
         seg = np.diff(bounds)
         best = None
         # the worker counts to try, in order: n = 1, 2, ... while the window holds the duration,
@@ -306,7 +356,7 @@ class BatchSche(BasePolicy):
             cand = np.flatnonzero(ps_ok)
             # cheapest PS server: costs within numerics tolerance (REL_TOL of the minimum) tie;
             # ties -> the lower server index
-            ps_server = int(cand[numerics.argmin(cp[cand])])
+            ps_server = int(cand[_argmin(cp[cand])])
             cost = numerics.dot(cw, y) + float(cp[ps_server])
             # least-cost configuration: cost < best by more than numerics tolerance (REL_TOL of the
             # larger); ties -> the first found, the fewest workers (as Alg. 2 line 11)
@@ -365,6 +415,9 @@ class Preemptive(BasePolicy):
         self._widths: dict[int, list[tuple[int, int, int]]] = {}
         self._warr: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._hosts = _hosts_both(cluster)
+        self._rates: dict[int, float] = {}  # remaining_time's rate, when the model's rate is constant
+        self._vecs: dict[int, tuple[np.ndarray, ...]] = {}  # _demand
+        self._needs: dict[int, tuple[Placement, dict[int, np.ndarray]]] = {}  # _need
 
     def remaining_time(self, v: JobView, ctx: RateContext) -> float:
         """Remaining work over the rate of the job's wanted width on one server (NaN when the
@@ -372,10 +425,14 @@ class Preemptive(BasePolicy):
         if v.remaining_work is None:
             return math.nan
         spec = v.spec
-        w = wanted_workers(spec)
-        s = int(self._hosts[0]) if self._hosts.size else 0  # only co-location matters here
-        ps = spec.model.ps_for(w)
-        r = spec.model.rate(spec, Placement.of({s: w}, {s: ps} if ps else {}), ctx)
+        r = self._rates.get(spec.job_id)
+        if r is None:
+            w = wanted_workers(spec)
+            s = int(self._hosts[0]) if self._hosts.size else 0  # only co-location matters here
+            ps = spec.model.ps_for(w)
+            r = spec.model.rate(spec, Placement.of({s: w}, {s: ps} if ps else {}), ctx)
+            if getattr(type(spec.model), "rate", None) is AOnlineModel.rate:  # reads only the frozen
+                self._rates[spec.job_id] = r  # spec and placement: the same rate at every call
         return v.remaining_work / r if r > 0 else math.inf
 
     def _key(self, v: JobView, ctx: RateContext) -> tuple:
@@ -406,6 +463,18 @@ class Preemptive(BasePolicy):
             self._widths[spec.job_id] = single_server_widths(spec, self.cluster, wanted_workers(spec))
         return self._widths[spec.job_id]
 
+    def _demand(self, spec: JobSpec) -> tuple[np.ndarray, ...]:
+        """``cluster.vector`` of the job's worker / PS demand, those on the hard resources, and
+        its data-ready times ``a_j + Delta_js``, cached per job (read-only)."""
+        vec = self._vecs.get(spec.job_id)
+        if vec is None:
+            cluster = self.cluster
+            wd, pd_ = cluster.vector(spec.worker_demand), cluster.vector(spec.ps_demand)
+            vec = self._vecs[spec.job_id] = (
+                wd, pd_, wd[cluster.hard], pd_[cluster.hard], spec.arrival + spec.delays(cluster)
+            )
+        return vec
+
     def _best_server(self, v: JobView, free, t: int, ctx, avoid: set[int]) -> Placement | None:
         """The job's gang on the server where it would complete earliest: one it fits on now
         (``t + remaining / rate``) or one its data has not reached yet (``a_j + Delta_js +
@@ -414,9 +483,7 @@ class Preemptive(BasePolicy):
         spec = v.spec
         cluster = self.cluster
         hard = cluster.hard
-        ready = spec.arrival + spec.delays(cluster)
-        wd = cluster.vector(spec.worker_demand)[hard]
-        pd_ = cluster.vector(spec.ps_demand)[hard]
+        _, _, wd, pd_, ready = self._demand(spec)
         work = v.remaining_work
         best, best_key = None, None
         widths = self.widths(spec)
@@ -463,6 +530,21 @@ class Preemptive(BasePolicy):
             )
         return arr
 
+    def _need(self, spec: JobSpec, placement: Placement) -> dict[int, np.ndarray]:
+        """The hard-resource demand of ``placement`` on each of its servers (summed as workers,
+        then PS), cached per job while its placement stays the same (read-only)."""
+        got = self._needs.get(spec.job_id)
+        if got is None or got[0] != placement:
+            wd, pd_ = self._demand(spec)[:2]
+            need = {s: np.zeros_like(wd) for s in placement.servers}
+            for s, c in placement.workers:
+                need[s] += c * wd
+            for s, c in placement.ps:
+                need[s] += c * pd_
+            hard = self.cluster.hard
+            got = self._needs[spec.job_id] = (placement, {s: row[hard] for s, row in need.items()})
+        return got[1]
+
     def decide(self, t: int, view: ClusterView) -> Decision:
         cluster = view.cluster
         admit = [v.job_id for v in view.pending()]
@@ -487,13 +569,23 @@ class Preemptive(BasePolicy):
         pause: dict[int, float] = {}
         preempted: list[int] = []
 
+        hard = cluster.hard
+        # servers where some hard resource has free + _EPS < 0 (overbooked), kept up to date by take:
+        # a running job's fit test below reads only its own servers and these
+        short = set(np.flatnonzero(~np.all(0 <= free[:, hard] + _EPS, axis=1)).tolist())
+
         def take(j: int, p: Placement, spec: JobSpec) -> None:
             allocs[j] = p
-            wd, pd_ = cluster.vector(spec.worker_demand), cluster.vector(spec.ps_demand)
+            wd, pd_ = self._demand(spec)[:2]
             for s, c in p.workers:
                 free[s] -= c * wd
             for s, c in p.ps:
                 free[s] -= c * pd_
+            for s in p.servers:
+                if np.all(0 <= free[s, hard] + _EPS):
+                    short.discard(s)
+                else:
+                    short.add(s)
 
         for v in order:  # jobs that may not be paused keep their placement, whatever their rank
             if v.running and not v.spec.model.preemptible:
@@ -503,26 +595,25 @@ class Preemptive(BasePolicy):
             if v.running and v.spec.model.preemptible:
                 for s in v.placement.servers:
                     running_at.setdefault(s, []).append(rank)
+        top_rank = {s: max(ranks) for s, ranks in running_at.items()}  # lowest-ranked running job
         wakeups = []
-        hard = cluster.hard
         for rank, v in enumerate(order):
             j, spec = v.job_id, v.spec
             if j in allocs:
                 continue
             if v.running:
-                need = np.zeros_like(free)
-                wd, pd_ = cluster.vector(spec.worker_demand), cluster.vector(spec.ps_demand)
-                for s, c in v.placement.workers:
-                    need[s] += c * wd
-                for s, c in v.placement.ps:
-                    need[s] += c * pd_
-                if np.all(need[:, hard] <= free[:, hard] + _EPS):
+                # need[:, hard] <= free[:, hard] + _EPS on every server: need is 0 off the job's servers
+                need = self._need(spec, v.placement)
+                fits = short <= need.keys() and all(
+                    np.all(row <= free[s, hard] + _EPS) for s, row in need.items()
+                )
+                if fits:
                     take(j, v.placement, spec)
                 else:  # preempted; it may resume from the next slot on
                     preempted.append(j)
                     self._preemptions[j] = self._preemptions.get(j, 0) + 1
                 continue
-            lower = {s for s, ranks in running_at.items() if any(r > rank for r in ranks)}
+            lower = {s for s, r in top_rank.items() if r > rank}  # servers with lower-ranked running jobs
             p = self._best_server(v, free, t, ctx, lower)
             if p is None:
                 nxt = next_reachable_slot(spec, cluster, t)

@@ -501,27 +501,89 @@ class _Profile:
     ps_ok: np.ndarray  # min_t PS room >= one PS, and a PS may go there
 
 
-class _Quote:
-    """Prices and room of one job against one window state, evaluated per duration ``d``."""
+def _side(state: WindowState, price_fn, r: int) -> tuple[np.ndarray, ...]:
+    """The job-independent arrays of cluster resource ``r`` in ``state``: prices per segment
+    (S, M), their prefix sums over the window (S, M + 1), the prefix minimum of the free capacity
+    over the segments, the first-slot prices and the servers with no capacity of ``r``."""
+    cap, used = state.capacity[:, r], state.used[:, r, :]
+    seg_price = price_fn(used, cap[:, None])  # (S, M)
+    seg = np.diff(state.bounds).astype(float)
+    zero = np.zeros((state.n_servers, 1))
+    cum = np.concatenate([zero, np.cumsum(seg_price * seg, axis=1)], axis=1)
+    free = np.minimum.accumulate(cap[:, None] - used, axis=1)  # prefix min over segments
+    return seg_price, cum, free, seg_price[:, 0], cap <= 0
 
-    def __init__(self, job: AOnlineJob, state: WindowState, prices: AOnlinePrices) -> None:
+
+@dataclass(eq=False)
+class _Cand:
+    """A candidate of :func:`maxsche` before its :class:`Candidate` (and placement) is built:
+    ``workers`` and ``ps`` are ``{server: count}``."""
+
+    cost: float
+    n_workers: int
+    duration: int
+    kind: str
+    workers: dict
+    ps: dict
+
+    def candidate(self) -> Candidate:
+        placement = Placement.of(self.workers, self.ps)
+        return Candidate(self.cost, self.n_workers, self.duration, placement, self.kind)
+
+
+class _DView:
+    """COST_D's per-duration quantities of one job, in the line-3 server order ``srv``: the
+    workers that fit on each server in every slot (``room``), ``cum = cumsum(room)``,
+    ``excl = cum - room``, ``total = room.sum()``, the whole-window cost of one worker (``lw``)
+    and of the PS (``mp``) there, whether it may host the PS (``psok``) and those positions
+    (``psidx``)."""
+
+    __slots__ = ("srv", "room", "cum", "excl", "total", "lw", "mp", "psok", "psidx", "_tol")
+
+    def __init__(self, srv, room, cum, excl, total, lw, mp, psok, psidx) -> None:
+        self.srv, self.room, self.cum, self.excl, self.total = srv, room, cum, excl, total
+        self.lw, self.mp, self.psok, self.psidx = lw, mp, psok, psidx
+        self._tol: np.ndarray | None | bool = False
+
+    def tol_lw(self) -> np.ndarray | None:
+        """``REL_TOL * |lw| + ABS_TOL`` (the tolerance of each worker cost), None unless every
+        ``lw`` is finite."""
+        if self._tol is False:
+            a = np.abs(self.lw)
+            self._tol = numerics.REL_TOL * a + numerics.ABS_TOL if np.isfinite(a).all() else None
+        return self._tol
+
+
+class _Quote:
+    """Prices and room of one job against one window state, evaluated per duration ``d``.
+
+    ``shared`` (:func:`maxsche`): a cache of the job-independent arrays of each resource
+    (:func:`_side`) for this state, emptied by the caller whenever the state changes, so the jobs
+    of one round that see the same state and types price it once."""
+
+    def __init__(
+        self, job: AOnlineJob, state: WindowState, prices: AOnlinePrices, shared: dict | None = None
+    ) -> None:
         self.job, self.length = job, state.length
-        b = state.bounds
-        self.bounds = b
-        cw, cp = state.capacity[:, job.worker_res], state.capacity[:, job.ps_res]
-        uw, up = state.used[:, job.worker_res, :], state.used[:, job.ps_res, :]
-        self.lam_seg = prices.worker(uw, cw[:, None])  # (S, M)
-        self.mu_seg = prices.ps(up, cp[:, None])
-        seg = np.diff(b).astype(float)
-        zero = np.zeros((state.n_servers, 1))
-        self.cum_lam = np.concatenate([zero, np.cumsum(self.lam_seg * seg, axis=1)], axis=1)
-        self.cum_mu = np.concatenate([zero, np.cumsum(self.mu_seg * seg, axis=1)], axis=1)
-        self.free_w = np.minimum.accumulate(cw[:, None] - uw, axis=1)  # prefix min over segments
-        self.free_p = np.minimum.accumulate(cp[:, None] - up, axis=1)
-        self.first_lam = self.lam_seg[:, 0]  # lambda_{s u_j}(tau_i): first window slot
-        self.first_mu = self.mu_seg[:, 0]
-        self.no_w = cw <= 0  # W_{s u_j} = 0: lambda = theta^(0/0) - 1 is undefined (Alg. 4 line 3)
+        self.bounds = state.bounds
+        if shared is None:
+            shared = {}
+        kw, kp = ("w", job.worker_res), ("p", job.ps_res)
+        w = shared.get(kw)
+        if w is None:
+            w = shared[kw] = _side(state, prices.worker, job.worker_res)
+        p = shared.get(kp)
+        if p is None:
+            p = shared[kp] = _side(state, prices.ps, job.ps_res)
+        self.lam_seg, self.cum_lam, self.free_w, self.first_lam, no_w = w
+        self.mu_seg, self.cum_mu, self.free_p, self.first_mu, _ = p
+        # lambda_{s u_j}(tau_i), mu_{s v_j}(tau_i): first window slot (first_lam, first_mu above)
+        self.no_w = no_w  # W_{s u_j} = 0: lambda = theta^(0/0) - 1 is undefined (Alg. 4 line 3)
         self._cache: dict[int, _Profile] = {}
+        self._dviews: dict[int, _DView | None] = {}
+        self._srv_first: np.ndarray | None = None
+        self._first_done = False
+        self._pre: tuple | None = None  # prefetch_d
 
     def at(self, d: int) -> _Profile:
         """Sums and minima over window offsets ``0 .. d - 1`` (1 <= d <= length)."""
@@ -537,6 +599,21 @@ class _Quote:
             p = self._cache[d] = _Profile(lam, mu, room, ps_ok)
         return p
 
+    def _rows(self, ds: list[int]) -> tuple[np.ndarray, ...]:
+        """:meth:`at` of every ``d`` in ``ds`` at once, stacked (K, S): ``lam, mu, room, ps_ok``
+        (the same elementwise arithmetic as :meth:`at`)."""
+        job, b = self.job, self.bounds
+        dv = np.array(ds, dtype=np.int64)
+        m = np.searchsorted(b, dv, side="left") - 1
+        off = dv - b[m]
+        lam = np.ascontiguousarray((self.cum_lam[:, m] + self.lam_seg[:, m] * off).T)
+        mu = np.ascontiguousarray((self.cum_mu[:, m] + self.mu_seg[:, m] * off).T)
+        room = np.floor(np.maximum(self.free_w[:, m], 0.0) / job.worker_amount + _EPS).astype(np.int64)
+        room = np.ascontiguousarray(room.T)
+        room[:, ~job.ready_w] = 0
+        ps_ok = np.ascontiguousarray(job.ready_p & (self.free_p[:, m] >= job.ps_amount - _EPS).T)
+        return lam, mu, room, ps_ok
+
     def lower_bound_d(self, n: int) -> float:
         """A lower bound of COST_D's cost (9) with ``n`` workers (inf if infeasible)."""
         d = self.job.duration(n, False)
@@ -548,8 +625,149 @@ class _Quote:
         job = self.job
         return float(n * job.worker_amount * p.lam[job.ready_w].min() + job.ps_amount * p.mu[p.ps_ok].min())
 
+    def _d_stack(self, ns: Sequence[int]) -> tuple | None:
+        """COST_D's durations of the worker counts ``ns`` that fit the window, as
+        ``(rows, lam, mu, room, ps_ok)`` (rows: ``(i, n, d)``; arrays (K, S) from :meth:`_rows`)."""
+        job = self.job
+        rows = [(i, n, job.duration(n, False)) for i, n in enumerate(ns)]
+        rows = [r for r in rows if r[2] <= self.length]  # [R] window check
+        if not rows:
+            return None
+        return (rows, *self._rows([d for _, _, d in rows]))
 
-def _cost_c(q: _Quote, n: int, order: str) -> Candidate | None:
+    def lower_bounds_d(self, ns: Sequence[int], stack: tuple | None = None) -> list[float]:
+        """:meth:`lower_bound_d` of every ``n`` in ``ns`` (the same values up to the sign of a
+        zero bound; they are only compared). ``stack``: :meth:`_d_stack` of ``ns``."""
+        job = self.job
+        out = [INF] * len(ns)
+        if stack is None:
+            stack = self._d_stack(ns)
+        if stack is None:
+            return out
+        rows, lam, mu, room, ps_ok = stack
+        nv = np.array([n for _, n, _ in rows], dtype=np.int64)
+        feasible = ps_ok.any(axis=1) & (room.sum(axis=1) >= nv)
+        lmin = np.where(job.ready_w, lam, INF).min(axis=1)  # lam[ready_w].min() per row
+        mmin = np.where(ps_ok, mu, INF).min(axis=1)  # mu[ps_ok].min()
+        val = nv * job.worker_amount * lmin + job.ps_amount * mmin
+        for k, (i, _, _) in enumerate(rows):
+            if feasible[k]:
+                out[i] = float(val[k])
+        return out
+
+    def prefetch_d(self, stack: tuple | None, order: str) -> None:
+        """Prepare the :meth:`dview` of every duration of ``stack`` (:meth:`_d_stack`) at once,
+        for the first-slot order (the same server order for every duration); :meth:`dview`
+        builds a view from its row when first asked, with the values it computes one by one."""
+        if stack is None or order != "first_slot":
+            return
+        srv = self._first_order()
+        if srv is None:
+            return
+        rows, lam, mu, room, ps_ok = stack
+        job = self.job
+        room2 = room[:, srv]
+        cum2 = np.cumsum(room2, axis=1)
+        self._pre = (
+            {d: k for k, (_, _, d) in enumerate(rows)}, srv, room2, cum2, cum2 - room2,
+            job.worker_amount * lam[:, srv], job.ps_amount * mu[:, srv], ps_ok[:, srv],
+        )  # fmt: skip
+
+    def costs_c(self, ns: Sequence[int], order: str) -> list[_Cand | None]:
+        """:func:`_cost_c` of every ``n`` in ``ns``, computed for all of them at once (the same
+        elementwise arithmetic, the same tolerant first server; :func:`_cost_c` when a key is nan)."""
+        job = self.job
+        out: list[_Cand | None] = [None] * len(ns)
+        rows = [(i, n, job.duration(n, True)) for i, n in enumerate(ns)]
+        rows = [r for r in rows if r[2] <= self.length]  # [R] window check
+        if not rows:
+            return out
+        lam, mu, room, ps_ok = self._rows([d for _, _, d in rows])
+        nv = np.array([n for _, n, _ in rows], dtype=np.int64)
+        nw = nv * job.worker_amount  # n * w_amount (Python's int * float, per n)
+        ok = (room >= nv[:, None]) & ps_ok  # line 3
+        if order == "first_slot":
+            key = nw[:, None] * self.first_lam + job.ps_amount * self.first_mu
+        else:
+            key = nw[:, None] * lam + job.ps_amount * mu
+        if np.isnan(key).any():
+            for i, n, _ in rows:
+                out[i] = _cost_c(self, n, order)
+            return out
+        # numerics.argmin of key[ok] per row: min m, ties within tolerance(m, m), smallest index
+        v = np.where(ok, key, INF)
+        m = v.min(axis=1)
+        a = np.abs(m)
+        lim = m + (numerics.REL_TOL * np.where(np.isfinite(a), a, 0.0) + numerics.ABS_TOL)
+        first = (ok & ((v == m[:, None]) | (v <= lim[:, None]))).argmax(axis=1)
+        r = np.arange(len(rows))
+        cost = nw * lam[r, first] + job.ps_amount * mu[r, first]  # line 8
+        any_ok = ok.any(axis=1)
+        for k, (i, n, d) in enumerate(rows):
+            if any_ok[k]:
+                s = int(first[k])
+                out[i] = _Cand(float(cost[k]), n, d, "C", {s: n}, {s: 1})
+        return out
+
+    def _order(self, lam: np.ndarray | None) -> np.ndarray | None:
+        """Alg. 4 line 3: the data-ready servers in non-decreasing order of ``lam`` (None: the
+        first-slot prices), or None when no server is data ready."""
+        job = self.job
+        elig = np.flatnonzero(job.ready_w | job.ready_p)  # line 3: a_j + Delta_js < tau_i
+        if elig.size == 0:
+            return None
+        key = self.first_lam[elig] if lam is None else lam[elig]  # line 3 (t read as the order)
+        # line 3, [N] W_{s u_j} = 0 (no worker slot of type u_j; lambda = theta^(0/0) - 1): price +inf,
+        # so such a server sorts after every server that has worker capacity (ties among them: server
+        # index) and can host the PS only as a "later" server s_{i1} of lines 18-33, never as a server
+        # "before s_z" (lines 13-17, which the paper describes as co-locating the PS with workers)
+        key = np.where(self.no_w[elig], INF, key)
+        # line 3 non-decreasing order: keys within numerics tolerance (REL_TOL of the larger) tie;
+        # ties -> smaller server index
+        return elig[numerics.order(key)]  # s_1 .. s_S
+
+    def _first_order(self) -> np.ndarray | None:
+        """:meth:`_order` by the first-slot prices (the same for every duration), cached."""
+        if not self._first_done:
+            self._srv_first, self._first_done = self._order(None), True
+        return self._srv_first
+
+    def dview(self, d: int, order: str) -> _DView | None:
+        """COST_D's line-3 order and the per-server quantities at duration ``d`` (None: no
+        server is data ready)."""
+        v = self._dviews.get(d, False)
+        if v is not False:
+            return v
+        pre = self._pre
+        if pre is not None and order == "first_slot" and d in pre[0]:
+            k = pre[0][d]
+            _, srv, room, cum, excl, lw, mp, psok = pre
+            psk = psok[k]
+            v = self._dviews[d] = _DView(
+                srv, room[k], cum[k], excl[k], int(cum[k, -1]), lw[k], mp[k], psk, np.flatnonzero(psk)
+            )
+            return v
+        job = self.job
+        p = self.at(d)
+        srv = self._first_order() if order == "first_slot" else self._order(p.lam)
+        if srv is None:
+            self._dviews[d] = None
+            return None
+        room = p.room[srv]
+        cum = np.cumsum(room)
+        psok = p.ps_ok[srv]
+        v = self._dviews[d] = _DView(
+            srv, room, cum, cum - room, int(cum[-1]), job.worker_amount * p.lam[srv],
+            job.ps_amount * p.mu[srv], psok, np.flatnonzero(psok),
+        )  # fmt: skip
+        return v
+
+    def first_prices(self, srv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """First-slot cost of one worker / of the PS on ``srv`` (the "literal" move rule)."""
+        return self.job.worker_amount * self.first_lam[srv], self.job.ps_amount * self.first_mu[srv]
+
+
+def _cost_c(q: _Quote, n: int, order: str) -> _Cand | None:
     job = q.job
     d = job.duration(n, True)  # Alg. 3 line 2 with xi_j = 1
     if d > q.length:  # [R] window check c_j = tau_i + d_j <= tau_{i+1}
@@ -568,92 +786,112 @@ def _cost_c(q: _Quote, n: int, order: str) -> Candidate | None:
     # (REL_TOL of the larger key) tie; ties -> smaller server index
     s = int(idx[numerics.argmin(key[idx])])
     cost = float(n * job.worker_amount * p.lam[s] + job.ps_amount * p.mu[s])  # line 8
-    return Candidate(cost, n, d, Placement.of({s: n}, {s: 1}), "C")  # line 7
+    return _Cand(cost, n, d, "C", {s: n}, {s: 1})  # line 7
 
 
-def _cost_d(q: _Quote, n: int, order: str, move_rule: str) -> Candidate | None:
+def _argmin(v: np.ndarray) -> int:
+    """:func:`numerics.argmin` of a 1-d float array (the same tolerance rule, no keys)."""
+    if np.isnan(v).any():
+        return numerics.argmin(v)
+    m = float(v.min())
+    a = abs(m)
+    lim = m + (numerics.REL_TOL * (a if math.isfinite(a) else 0.0) + numerics.ABS_TOL)
+    return int(np.argmax((v == m) | (v <= lim)))
+
+
+def _cost_d(q: _Quote, n: int, order: str, move_rule: str) -> _Cand | None:
     job = q.job
     d = job.duration(n, False)  # Alg. 4 line 2 with xi_j = 0
     if d > q.length:  # [R] window check
         return None
-    p = q.at(d)
-    elig = np.flatnonzero(job.ready_w | job.ready_p)  # line 3: a_j + Delta_js < tau_i
-    if elig.size == 0:
+    v = q.dview(d, order)  # line 3: the data-ready servers s_1 .. s_S in non-decreasing price order
+    if v is None:
         return None
-    key = q.first_lam[elig] if order == "first_slot" else p.lam[elig]  # line 3 (t read as the order)
-    # line 3, [N] W_{s u_j} = 0 (no worker slot of type u_j; lambda = theta^(0/0) - 1): price +inf,
-    # so such a server sorts after every server that has worker capacity (ties among them: server
-    # index) and can host the PS only as a "later" server s_{i1} of lines 18-33, never as a server
-    # "before s_z" (lines 13-17, which the paper describes as co-locating the PS with workers)
-    key = np.where(q.no_w[elig], INF, key)
-    # line 3 non-decreasing order: keys within numerics tolerance (REL_TOL of the larger) tie;
-    # ties -> smaller server index
-    srv = elig[numerics.order(key)]  # s_1 .. s_S
-    room = p.room[srv]
-    # lines 4-7 ([T] loop index i renamed, ranges (tau_i, c_j], line 5's redundant D_u - sum dropped)
-    y = np.clip(n - (np.cumsum(room) - room), 0, room)
-    if y.sum() < n:  # lines 8-10
+    if v.total < n:  # lines 8-10 (lines 4-7 place min(n, sum of room) workers)
         return None
-    dw, dp = job.worker_amount, job.ps_amount
-    lw = dw * p.lam[srv]  # whole-window cost of one worker on s
-    mp = dp * p.mu[srv]  # whole-window cost of the PS on s
-    psok = p.ps_ok[srv]
+    room = v.room
+    # lines 4-7 ([T] loop index i renamed, ranges (tau_i, c_j], line 5's redundant D_u - sum dropped):
+    # y = clip(n - (cumsum(room) - room), 0, room), on integers
+    y = np.minimum(np.maximum(n - v.excl, 0), room)
+    lw, mp = v.lw, v.mp  # whole-window cost of one worker / of the PS on s
     cost_u = numerics.dot(y, lw)  # line 11
-    z = int(np.flatnonzero(y)[-1])  # line 12: position of s_z, the last server given workers
+    # line 12: position of s_z, the last server given workers (the first where cumsum(room) >= n)
+    z = int(np.searchsorted(v.cum, n))
+    k_ps = int(np.searchsorted(v.psidx, z))
     costs: list[np.ndarray] = []
     ps_pos: list[np.ndarray] = []
-    ys: list[tuple[np.ndarray, np.ndarray] | None] = []
+    ys: list[np.ndarray | None] = []
     # lines 13-17: PS on a server before s_z ([N] line 15: sum_t mu_{s_i}(t), no sum over s)
-    pre = np.flatnonzero(psok[:z])
+    pre = v.psidx[:k_ps]
     if pre.size:
         costs.append(cost_u + mp[pre])
         ps_pos.append(pre)
         ys.append(None)  # workers unchanged
     # lines 18-33: PS on s_{i1}, i1 >= z, pulling workers from s_z, s_{z-1}, ... onto it
-    i1 = z + np.flatnonzero(psok[z:])
+    i1 = v.psidx[k_ps:]
     if i1.size:
-        seq = np.arange(z, -1, -1)  # i2 = s_z down to s_1 (line 21)
+        # i2 = s_z down to s_1 (line 21): the columns below are seq = z, z-1, .., 0
+        ys_seq = y[z::-1]
         room1 = room[i1] - y[i1]  # line 19: D_u(s_i1)
+        same0 = bool(i1[0] == z)  # i2 == i1 (moves nothing) only at i1 = z, the first column
         if move_rule == "consistent":  # [R] Delta cost = sum_t (lambda_i1(t) - lambda_i2(t)) per worker
-            delta = lw[i1][:, None] - lw[seq][None, :]
-            scale = np.maximum(np.abs(lw[i1])[:, None], np.abs(lw[seq])[None, :])
+            l1, l2 = lw[i1], lw[z::-1]
+            delta = l1[:, None] - l2[None, :]
+            tlw = v.tol_lw()
+            if tlw is not None:
+                # numerics.tolerance(max(|l1|, |l2|), 0.0) elementwise: rounding is monotone, so
+                # REL_TOL * max(a, b) + ABS_TOL = max(REL_TOL * a + ABS_TOL, REL_TOL * b + ABS_TOL)
+                tol = np.maximum(tlw[i1][:, None], tlw[z::-1][None, :])
+            else:  # an infinite or nan price: numerics.tolerance's own rule
+                tol = numerics.tolerance(np.maximum(np.abs(l1)[:, None], np.abs(l2)[None, :]), 0.0)
         else:  # line 22/24 as printed: first-slot prices, minus the PS price per moved worker
-            fl, fm = dw * q.first_lam[srv], dp * q.first_mu[srv]
+            fl, fm = q.first_prices(v.srv)
+            seq = np.arange(z, -1, -1)
             delta = fl[i1][:, None] - fl[seq][None, :] - fm[i1][:, None]
             scale = np.maximum(np.maximum(np.abs(fl[i1]), np.abs(fm[i1]))[:, None], np.abs(fl[seq])[None, :])
-        same = i1[:, None] == seq[None, :]  # i2 == i1 moves nothing
-        delta = np.where(same, 0.0, delta)
-        movable = np.where(same, 0, y[seq][None, :])
+            tol = numerics.tolerance(scale, 0.0)
+        if same0:
+            delta[0, 0] = 0.0
         # line 22 "Delta <= 0" with numerics tolerance: move unless Delta > REL_TOL * (largest price
         # term of Delta) + ABS_TOL (prices equal up to rounding move, as in exact arithmetic)
-        ok_move = same | (delta <= numerics.tolerance(scale, 0.0))
+        ok_move = delta <= tol
+        if same0:
+            ok_move[0, 0] = True
         go = np.logical_and.accumulate(ok_move, axis=1)  # line 22 until the first break (30)
-        movable = np.where(go, movable, 0)
-        # line 23: Delta W = min(y', D_u(s_i1)), D_u(s_i1) shrinking as workers arrive
-        moved = np.clip(room1[:, None] - (np.cumsum(movable, axis=1) - movable), 0, movable)
+        movable = np.where(go, ys_seq[None, :], 0)
+        if same0:
+            movable[0, 0] = 0
+        # line 23: Delta W = min(y', D_u(s_i1)), D_u(s_i1) shrinking as workers arrive (integers)
+        moved = np.minimum(np.maximum(room1[:, None] - (np.cumsum(movable, axis=1) - movable), 0), movable)
         c = cost_u + mp[i1] + (delta * moved).sum(axis=1)  # line 20 + line 24
         # [N] a placement that ends with every worker and the PS on s_i1 is COST_C's (xi_j = 1)
         keep = y[i1] + moved.sum(axis=1) < n
-        if keep.any():
+        if keep.all():
+            costs.append(c)
+            ps_pos.append(i1)
+            ys.append(moved)
+        elif keep.any():
             costs.append(c[keep])
             ps_pos.append(i1[keep])
-            ys.append((seq, moved[keep]))
+            ys.append(moved[keep])
     if not costs:
         return None  # lines 34-36
-    allc = np.concatenate(costs)
+    allc = costs[0] if len(costs) == 1 else np.concatenate(costs)
     # line 37 "sort L by cost, take L_1": costs within numerics tolerance (REL_TOL of the larger)
     # tie; ties -> the first recorded (lines 13-17 in sorted order, then lines 18-33 by i1)
-    k = numerics.argmin(allc)
-    g = int(np.searchsorted(np.cumsum([len(c) for c in costs]), k, side="right"))  # which group
-    k -= sum(len(c) for c in costs[:g])
-    c_arr, pos, ymove = costs[g], ps_pos[g], ys[g]
+    k = _argmin(allc)
+    g = 0
+    while k >= len(costs[g]):  # which group
+        k -= len(costs[g])
+        g += 1
+    c_arr, pos, moved = costs[g], ps_pos[g], ys[g]
     yf = y.copy()
-    if ymove is not None:
-        seq, moved = ymove
-        yf[seq] -= moved[k]
+    if moved is not None:
+        yf[z::-1] -= moved[k]
         yf[pos[k]] += moved[k].sum()
+    srv = v.srv
     workers = {int(srv[i]): int(yf[i]) for i in np.flatnonzero(yf)}
-    return Candidate(float(c_arr[k]), n, d, Placement.of(workers, {int(srv[pos[k]]): 1}), "D")
+    return _Cand(float(c_arr[k]), n, d, "D", workers, {int(srv[pos[k]]): 1})
 
 
 def _check_job(job) -> None:
@@ -681,7 +919,8 @@ def cost_c(
     """
     _check_job(job)
     _choice(order, ORDERS, "order")
-    return _cost_c(_Quote(job, state, prices), _check_n(job, n_workers), order)
+    c = _cost_c(_Quote(job, state, prices), _check_n(job, n_workers), order)
+    return None if c is None else c.candidate()
 
 
 def cost_d(
@@ -709,7 +948,8 @@ def cost_d(
     _check_job(job)
     _choice(order, ORDERS, "order")
     _choice(move_rule, MOVE_RULES, "move_rule")
-    return _cost_d(_Quote(job, state, prices), _check_n(job, n_workers), order, move_rule)
+    c = _cost_d(_Quote(job, state, prices), _check_n(job, n_workers), order, move_rule)
+    return None if c is None else c.candidate()
 
 
 def placement_cost(
@@ -798,6 +1038,12 @@ def maxsche(
     with non-negative prices (corrected reading) and the consistent move rule a job's cost is
     :math:`\ge 0`, so the :math:`D_u` loop stops once :math:`\eta_j = w_j` (cost 0); COST_D is skipped when a
     lower bound of its cost is already :math:`\ge` COST_C's (line 7 needs ``cost_d < cost``).
+
+    Speed without changing a value: COST_C of every :math:`D_u` of a job and COST_D's lower
+    bounds are computed at once (the same elementwise arithmetic and tie rules as one by one),
+    COST_D's line-3 order is sorted once per job, the jobs that see the same window state share
+    its prices (7)-(8), and a :class:`Candidate` is built only for the chosen schedules
+    (``tests/test_aonline_speed.py`` checks the results against the one-by-one evaluation).
     """
     _choice(order, ORDERS, "order")
     _choice(move_rule, MOVE_RULES, "move_rule")
@@ -809,18 +1055,27 @@ def maxsche(
     exact_bounds = prune and move_rule == "consistent"
     stop_at_one = exact_bounds and prices.nonnegative and ties == "first"
     evals = 0
+    shared: dict = {}  # per-resource prices of the current state (_Quote), emptied at each commit
+    rel, abs_ = numerics.REL_TOL, numerics.ABS_TOL
     for job in jobs:  # line 2 ([N] arrival order)
         _check_job(job)
-        q = _Quote(job, state, prices)
+        q = _Quote(job, state, prices, shared)
         eta_j, best = 0.0, None  # [N] eta_j = 0 per job
         top, top_eta = None, -INF  # best candidate even when eta <= 0 (reported, not admitted)
         # line 4 ([R] the redundant c_j loop of line 3 dropped); D_u below n_min cannot finish by
         # tau_{i+1} even co-located (the faster speed), so both subroutines would return infinity
         n_min = max(1, math.ceil(job.work / (job.speed_c * state.length) - _EPS))
-        for n in range(n_min, job.max_workers + 1):
-            c = _cost_c(q, n, order)  # line 5
+        ns = range(n_min, job.max_workers + 1)
+        cs = q.costs_c(ns, order)  # line 5 for every D_u at once (_cost_c's values)
+        dstack = q._d_stack(ns)
+        lbs = q.lower_bounds_d(ns, dstack) if exact_bounds else None
+        q.prefetch_d(dstack, order)  # line 3 of COST_D for every D_u at once
+        w = job.weight
+        plain = type(w) is float  # tolerances of Python floats below: numerics.tolerance's formula
+        for i, n in enumerate(ns):
+            c = cs[i]  # line 5
             evals += 1
-            if exact_bounds and c is not None and c.cost <= q.lower_bound_d(n):
+            if exact_bounds and c is not None and c.cost <= lbs[i]:
                 dd = None  # COST_D cannot be strictly cheaper (line 7)
             else:
                 dd = _cost_d(q, n, order, move_rule)  # line 6
@@ -828,32 +1083,52 @@ def maxsche(
             cand = c
             # lines 7-9 read as min(cost, cost_d): cost_d < cost by more than numerics tolerance
             # (REL_TOL of the larger cost); ties -> COST_C
-            if dd is not None and (c is None or numerics.less(dd.cost, c.cost)):
-                cand = dd
+            if dd is not None:
+                if c is None:
+                    cand = dd
+                else:
+                    a, b = dd.cost, c.cost  # numerics.less(a, b) on Python floats
+                    m = max(abs(b), abs(a))
+                    if b > a and not abs(b - a) <= rel * (m if math.isfinite(m) else 0.0) + abs_:
+                        cand = dd
             if cand is None:
                 continue
-            eta = job.weight - cand.cost  # line 10 ([N] the "1" is the job weight w_j, 1 in the paper)
-            scale = max(abs(job.weight), abs(cand.cost))  # the magnitudes eta is computed from
+            eta = w - cand.cost  # line 10 ([N] the "1" is the job weight w_j, 1 in the paper)
+            scale = max(abs(w), abs(cand.cost))  # the magnitudes eta is computed from
             # reported only (not admitted)
-            if top is None or eta - top_eta > numerics.tolerance(scale, top.cost):
+            if top is None:
                 top, top_eta = cand, eta
+            else:
+                if plain:
+                    m = max(abs(scale), abs(top.cost))
+                    tol = rel * (m if math.isfinite(m) else 0.0) + abs_
+                else:
+                    tol = numerics.tolerance(scale, top.cost)
+                if eta - top_eta > tol:
+                    top, top_eta = cand, eta
             # lines 11-12 and 15: eta_jl > eta_j (eta_j = 0 at first, so the first admissible payoff
             # must be > 0) by more than numerics tolerance, REL_TOL of max(|w_j|, |cost|, |cost of
             # l*|); ties -> the earlier candidate (smaller D_u) stays
             ref = 0.0 if best is None else best.cost
-            tol = numerics.tolerance(scale, ref)
+            if plain:
+                m = max(abs(scale), abs(ref))
+                tol = rel * (m if math.isfinite(m) else 0.0) + abs_
+            else:
+                tol = numerics.tolerance(scale, ref)
             if eta - eta_j > tol:
                 eta_j, best = eta, cand
             elif ties == "fastest" and best is not None and eta_j - eta <= tol:
                 if cand.duration < best.duration:  # [N] ours: an equal payoff (within tol of eta_j)
                     best = cand  # that completes earlier
-            if stop_at_one and eta_j >= job.weight:
+            if stop_at_one and eta_j >= w:
                 break
-        bests[job.job_id] = best if best is not None else top
+        chosen = best.candidate() if best is not None else None
+        bests[job.job_id] = chosen if best is not None else (top.candidate() if top is not None else None)
         etas[job.job_id] = eta_j
-        if best is not None:  # lines 15-19 (eta_j > 0), once per job after every D_u ([R])
-            admitted[job.job_id] = best
-            _commit(state, job, best)
+        if chosen is not None:  # lines 15-19 (eta_j > 0), once per job after every D_u ([R])
+            admitted[job.job_id] = chosen
+            _commit(state, job, chosen)
+            shared.clear()
     return MaxscheResult(admitted, etas, bests, state, evals)
 
 

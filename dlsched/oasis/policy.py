@@ -456,36 +456,51 @@ def unit_caps(capacity: np.ndarray, used: np.ndarray, demand: np.ndarray) -> np.
 
 def _price_order(price: np.ndarray) -> np.ndarray:
     """:func:`dlsched.core.numerics.order` of each row of ``price`` (Alg. 2 lines 23/33 sort key),
-    computed with one stable sort plus a scalar pass over the near ties only.
+    computed with one stable sort plus a pass over the near ties only.
 
     For non-negative finite values in sorted order, the tie classes of
     :func:`~dlsched.core.numerics.tie_classes` (a value joins the class of the run's *first* value
     when within the tolerance of it) are decided by the gaps: a zero gap always joins, a gap
     beyond the tolerance of its two values always starts a class (the head is no larger than the
     previous value, so it is even farther), and only a gap within the tolerance ("near tie")
-    needs the comparison with the head. Other inputs go to ``numerics.order`` itself.
+    needs the comparison with the head. That pass goes column by column over the rows that have
+    a near tie, all such rows at once, with the float operations of the scalar comparison. Other
+    inputs go to ``numerics.order`` itself.
     """
     idx = np.argsort(price, axis=-1, kind="stable")
     sv = np.take_along_axis(price, idx, axis=-1)
     if sv.shape[-1] < 2 or not (np.isfinite(sv).all() and (sv[:, 0] >= 0).all()):
         return numerics.order(price)
     gap = np.diff(sv, axis=-1)
+    # every pair's tolerance REL_TOL * max + ABS_TOL is at most the row's bound (its largest value,
+    # the last, times REL_TOL; float products are monotone): gaps all 0 or above it are no near tie
+    bound = numerics.REL_TOL * sv[:, -1:] + numerics.ABS_TOL
+    if not ((gap > 0) & (gap <= bound)).any():  # exact ties only: the stable sort is the order
+        return idx
     tol = numerics.tolerance(sv[:, 1:], sv[:, :-1])
     near = (gap > 0) & (gap <= tol)
     if not near.any():  # exact ties only: the stable sort is the order (ties by position)
         return idx
     starts = gap > tol  # starts[:, j]: value j + 1 heads a new class
-    for r in np.flatnonzero(near.any(axis=1)).tolist():
-        vals = sv[r].tolist()
-        big = np.flatnonzero(starts[r]).tolist()
-        head, b = 0, 0
-        for j in np.flatnonzero(near[r]).tolist():
-            while b < len(big) and big[b] < j:
-                head, b = big[b] + 1, b + 1
-            x, h = vals[j + 1], vals[head]
-            if not (x == h or abs(x - h) <= numerics.tolerance(x, h)):
-                starts[r, j] = True
-                head = j + 1
+    # The near ties, decided against the head of their class: one pass over the columns, all rows
+    # with a near tie at once (each row's heads are those of a row-by-row scan). The comparison is
+    # numerics.is_close(x, head) written out elementwise: the values are finite and >= 0, so the
+    # tolerance is REL_TOL * max(|x|, |head|) + ABS_TOL, the same float operations as the scalar
+    # numerics.tolerance(x, head).
+    rows = np.flatnonzero(near.any(axis=1))
+    sr, nr, st = sv[rows], near[rows], starts[rows]
+    cols = nr.any(axis=0).tolist()
+    last = len(cols) - cols[::-1].index(True)  # columns after the last near tie need no head
+    head = sr[:, 0]
+    for j in range(last):
+        x = sr[:, j + 1]
+        if cols[j]:
+            same = (x == head) | (
+                np.abs(x - head) <= numerics.REL_TOL * np.maximum(np.abs(x), np.abs(head)) + numerics.ABS_TOL
+            )
+            st[:, j] |= nr[:, j] & ~same
+        head = np.where(st[:, j], x, head)
+    starts[rows] = st
     ranks = np.zeros(sv.shape, dtype=np.int64)
     ranks[:, 1:] = np.cumsum(starts, axis=-1)
     ranks_at = np.empty_like(ranks)
@@ -507,20 +522,26 @@ def _greedy_cost(price: np.ndarray, cap: np.ndarray, counts: np.ndarray, limit: 
     # Alg. 2 lines 23/33: sort servers by unit price sum_r p_h^r(t) w_i^r, non-decreasing; prices
     # within the tolerance _tol (REL_TOL of the larger) tie -> smaller server position in the pool
     order = _price_order(price)
-    ps = np.take_along_axis(price, order, axis=1)
-    cs = np.take_along_axis(cap, order, axis=1)
+    S, n = price.shape
+    r = np.arange(S)[:, None]
+    ps = price[r, order]  # plain gathers (as take_along_axis)
+    cs = cap[r, order]
     cc = np.cumsum(cs, axis=1)
     full = np.cumsum(ps * cs, axis=1)  # sequential, like the literal loop
     counts = np.asarray(counts, dtype=np.int64)
-    S, n = cs.shape
     # first server j with cc[j] >= count, per slot: one searchsorted over rows offset apart
     span = int(max(cc[:, -1].max(initial=0), counts.max(initial=0))) + 1
     rows = np.arange(S, dtype=np.int64)[:, None] * span
     j = np.searchsorted((cc + rows).ravel(), (counts[None, :] + rows).ravel()).reshape(S, -1)
-    j = np.minimum(j - np.arange(S)[:, None] * n, n - 1)
-    before_cc = np.where(j > 0, np.take_along_axis(cc, np.maximum(j - 1, 0), axis=1), 0)
-    before = np.where(j > 0, np.take_along_axis(full, np.maximum(j - 1, 0), axis=1), 0.0)
-    acc = before + np.take_along_axis(ps, j, axis=1) * (counts[None, :] - before_cc)
+    j = np.minimum(j - r * n, n - 1)
+    # the server before j (none for j = 0): prefix arrays with a leading 0 column, read at j
+    cc0 = np.zeros((S, n + 1), dtype=cc.dtype)
+    cc0[:, 1:] = cc
+    full0 = np.zeros((S, n + 1))
+    full0[:, 1:] = full
+    before_cc = cc0[r, j]
+    before = full0[r, j]
+    acc = before + ps[r, j] * (counts[None, :] - before_cc)
     feasible = (cc[:, -1:] >= counts[None, :]) & (counts[None, :] <= limit)
     return np.where(feasible, acc, INF), order, cs
 
@@ -915,16 +936,16 @@ def _frontier(by_workers: np.ndarray, chunks_of: np.ndarray, D: int, track: _Tra
         # within the tolerance _tol of it (line 15's argmin; the hit keeps its own cost)
         least = np.full(D + 1, INF)
         np.minimum.at(least, X, C)
-        lx = least[X]
-        hit = np.flatnonzero(C <= lx + _tol(lx))
-        # X ascending, first occurrence of each (as np.unique(X[hit], return_index=True))
-        xh = X[hit]
-        perm = np.argsort(xh, kind="stable")
-        xs = xh[perm]
-        first = np.empty(len(xs), dtype=bool)
-        first[:1] = True
-        np.not_equal(xs[1:], xs[:-1], out=first[1:])
-        sel = hit[perm[first]]
+        if len(X) > D + 1:  # the threshold per coverage, then gathered: the same floats per X
+            hit = np.flatnonzero(C <= (least + _tol(least))[X])
+        else:
+            lx = least[X]
+            hit = np.flatnonzero(C <= lx + _tol(lx))
+        # X ascending, first occurrence of each (as np.unique(X[hit], return_index=True)): per
+        # coverage the smallest hit position (a scatter-min), read out in coverage order
+        first = np.full(D + 1, len(X))
+        np.minimum.at(first, X[hit], hit)
+        sel = first[first < len(X)]
         X, C, flat = X[sel], C[sel], pos[sel]
         keep = np.ones(len(C), dtype=bool)
         if len(C) > 1:
@@ -1299,12 +1320,12 @@ class OASiS(BasePolicy):
             spec = v.spec
             start = time.perf_counter()
             wd, pdem = cluster.vector(spec.worker_demand), cluster.vector(spec.ps_demand)
-            dual_before = self.dual_objective()
-            best = self.search(spec)  # line 3
+            best = self.search(spec)  # line 3 (reads the state, changes nothing)
             # line 4: mu_i > 0 with the tolerance, decided in _Tracker.record (payoff is 0 unless
             # it beat 0 by more than numerics.tolerance(max(|f|, cost)))
             if best.payoff > 0:
                 admit.append(spec.job_id)  # line 5
+                dual_before = self.dual_objective()  # the state before the commit, as before search
                 self._commit(spec.job_id, best, wd, pdem)  # lines 6-10
                 self.payoffs[spec.job_id] = best.payoff
                 utility = float(spec.utility(best.completion - spec.arrival))

@@ -202,9 +202,28 @@ def curve_losses(name: str) -> np.ndarray:
     return _curve(name)[0]
 
 
+@functools.cache
 def _steps_per_epoch(name: str) -> int:
     epoch = _curve(name)[1]
     return int(np.count_nonzero(epoch == epoch[0]))
+
+
+@functools.cache
+def _epoch_means(name: str) -> np.ndarray:
+    """Mean loss of every whole epoch of committed curve ``name`` (read-only): row ``i`` is
+    exactly ``SpeconJob.observations``' entry ``i`` (the same row means of the same reshape; the
+    row-wise reduction does not depend on how many rows there are, tests/test_specon_speed.py)."""
+    losses, k = _curve(name)[0], _steps_per_epoch(name)
+    n = len(losses) // k
+    means = losses[: n * k].reshape(n, k).mean(axis=1)
+    means.setflags(write=False)
+    return means
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _window_mean(name: str, lo: int, n: int) -> float:
+    """``float(np.mean(L[lo:n]))`` of committed curve ``name`` (memoised :meth:`SpeconJob.evaluation`)."""
+    return float(np.mean(_curve(name)[0][lo:n]))
 
 
 # ----------------------------------------------------------------------------------- job model
@@ -332,9 +351,63 @@ class SpeconJob(SpeconModel):
 
         Under the converged-CPU reading (``converged_cpu`` = :math:`f` < 1) a converged container
         (placement without the booked extra, :meth:`placement_violations`) runs at its solo speed
-        with :math:`f\,C^{use}` cores: :math:`g(s_j / (f\,C^{use}))`."""
+        with :math:`f\,C^{use}` cores: :math:`g(s_j / (f\,C^{use}))`.
+
+        The engine asks for every running container's rate at every step, so for a
+        :class:`SpeconJob` itself :meth:`cores` (and
+        :meth:`SpeconModel.cores <dlsched.core.jobs.SpeconModel.cores>`),
+        :meth:`steps_per_second` and :meth:`g` are inlined here: the same floating-point
+        operations in the same order, so the same value bit for bit. A subclass (which may
+        override them) gets :meth:`_rate_composed`."""
         if placement.n_workers == 0:
             return 0.0
+        if type(self) is not SpeconJob:
+            return self._rate_composed(spec, placement, ctx)
+        ((s, _),) = placement.workers
+        cluster = ctx.cluster
+        cpu = self.cpu_resource
+        try:
+            r = cluster.resources.index(cpu)
+        except ValueError:
+            r = cluster.resource_index(cpu)  # raises, naming the resource
+        # Python floats (``item``) instead of NumPy scalars: the same IEEE double operations
+        usable = self.cpu_usable * cluster.capacity.item(s, r)
+        # cores: SpeconModel.cores, then the converged-CPU reading's booked extra
+        if usable <= 0:
+            c = 0.0
+        else:
+            load = ctx.load.item(s, r)
+            c = spec.worker_demand.get(cpu, 0.0) * (1.0 if load <= usable else usable / load)
+        f = self.converged_cpu
+        if f < 1:
+            if placement.n_ps > 0:
+                if c > 0:
+                    base = spec.worker_demand.get(cpu, 0.0)
+                    extra = spec.ps_demand.get(cpu, 0.0) * placement.n_ps
+                    c = c * (base + extra) / base
+                need = usable
+            else:  # converged: needs f C_use only
+                need = f * usable
+        else:
+            need = usable
+        # steps_per_second(c, need), with g
+        if need <= 0:
+            return 0.0 * cluster.slot_seconds
+        x = float(c / need)  # g: min(max(x, 0), 1)
+        if x < 0.0:
+            x = 0.0
+        elif x > 1.0:
+            x = 1.0
+        progress = self.progress
+        if progress == "cap":
+            x = min(1.0, x / self.progress_param)
+        elif progress != "linear":
+            x = x**self.progress_param
+        return self.work / self.solo_seconds * x * cluster.slot_seconds
+
+    def _rate_composed(self, spec, placement, ctx) -> float:
+        """:meth:`rate` of a placed container through :meth:`cores`, :meth:`steps_per_second`
+        and :meth:`g` (the reference the inlined path equals)."""
         ((s, _),) = placement.workers
         r = ctx.cluster.resource_index(self.cpu_resource)
         usable = self.cpu_usable * ctx.cluster.capacity[s, r]
@@ -403,8 +476,10 @@ class SpeconJob(SpeconModel):
         The value of the last finished step :math:`n = \max(1, \lfloor x\rfloor)` (capped at
         ``work``), averaged over steps :math:`\max(1, n-w+1)..n`, :math:`w` = ``eval_window``.
         """
-        losses = self.loss_array()
         n = int(min(max(1, math.floor(float(work_done) + 1e-9)), self.work))
+        if not self.losses:  # a committed curve: memoised, the same mean of the same slice
+            return _window_mean(self.curve, max(0, n - self.eval_window), n)
+        losses = self.loss_array()
         return float(np.mean(losses[max(0, n - self.eval_window) : n]))
 
     def observations(self, work_done: float) -> np.ndarray:
@@ -412,6 +487,8 @@ class SpeconJob(SpeconModel):
         k = self.steps_per_epoch
         n = int(min(max(0, math.floor(float(work_done) + 1e-9)), self.work))
         done = n // k
+        if not self.losses:  # a committed curve: the first ``done`` of its epoch means, precomputed
+            return _epoch_means(self.curve)[:done].copy()
         return self.loss_array()[: done * k].reshape(done, k).mean(axis=1)
 
 

@@ -86,7 +86,7 @@ import numpy as np
 from dlsched.core import numerics
 from dlsched.core.jobs import RateContext
 from dlsched.core.policy import BasePolicy, ClusterView, JobView
-from dlsched.core.schedule import Decision, Placement, server_usage
+from dlsched.core.schedule import Decision, Placement, demand_vectors
 
 __all__ = [
     "K8sDefault",
@@ -292,6 +292,62 @@ class K8sDefault(BasePolicy):
         self._placement: dict[int, Placement] = {}
         self._converged: set[int] = set()  # converged-CPU reading: containers past x_c
         self._phased = False  # some job uses the converged-CPU reading
+        self._specs: dict = {}  # job -> JobSpec of the jobs in the current view
+        self._demands: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # job -> demand vectors
+
+    # ----------------------------------------------------------------------- view and usage
+    def _read_specs(self, view: ClusterView) -> None:
+        """``self._specs``: the spec of every job in the view. A job's spec never changes, so it
+        is read from its :class:`JobView` once, when the job first appears (a decision then
+        builds only the views it reads, not the whole job table)."""
+        old, jobs = self._specs, view.jobs
+        self._specs = {j: old[j] if j in old else jobs[j].spec for j in jobs}
+        if len(self._demands) > len(self._specs):
+            self._demands = {j: d for j, d in self._demands.items() if j in self._specs}
+
+    def _vectors(self, j: int) -> tuple[np.ndarray, np.ndarray]:
+        """Job ``j``'s worker and PS demand vectors (:func:`demand_vectors`, computed once)."""
+        d = self._demands.get(j)
+        if d is None:
+            wd, pd_ = demand_vectors(self.cluster, self._specs[j])
+            wd.setflags(write=False)
+            pd_.setflags(write=False)
+            d = self._demands[j] = (wd, pd_)
+        return d
+
+    def _usage(self, allocations: Mapping[int, Placement]) -> np.ndarray:
+        """:func:`~dlsched.core.schedule.server_usage` of ``allocations``, bit for bit: the same
+        products added in the same order, from the cached demand vectors."""
+        used = np.zeros_like(self.cluster.capacity)
+        for j, p in allocations.items():
+            wd, pd_ = self._vectors(j)
+            for s, c in p.workers:
+                used[s] += c * wd
+            for s, c in p.ps:
+                used[s] += c * pd_
+        return used
+
+    def _usage_row(self, allocations: Mapping[int, Placement], s: int) -> np.ndarray:
+        """Row ``s`` of :meth:`_usage` (server ``s``'s additions only, in the same order, so the
+        row is bit for bit the same)."""
+        row = np.zeros(self.cluster.capacity.shape[1], dtype=self.cluster.capacity.dtype)
+        for j, p in allocations.items():
+            if s not in p.servers:
+                continue
+            wd, pd_ = self._vectors(j)
+            for w, c in p.workers:
+                if w == s:
+                    row += c * wd
+            for w, c in p.ps:
+                if w == s:
+                    row += c * pd_
+        return row
+
+    def _pending(self, view: ClusterView) -> list[JobView]:
+        """``view.pending()`` without building the placed containers' views: a placed container
+        was admitted when it was placed (only pending jobs can be unplaced ones)."""
+        jobs, placed = view.jobs, self._placement
+        return [jobs[j] for j in jobs if j not in placed and jobs[j].status == "pending"]
 
     # ------------------------------------------- reading "a converged container needs less CPU"
     @staticmethod
@@ -334,7 +390,7 @@ class K8sDefault(BasePolicy):
         if not self._phased:
             return None
         running = {j: p for j, p in self._placement.items() if not self._pausing(t, j)}
-        ctx = RateContext(self.cluster, server_usage(self.cluster, self._specs, running))
+        ctx = RateContext(self.cluster, self._usage(running))
         best: int | None = None
         for j, p in self._placement.items():
             spec = self._specs[j]
@@ -353,21 +409,22 @@ class K8sDefault(BasePolicy):
 
         Returns the admitted job ids and the jobs started now (launch order)."""
         n = self.cluster.n_servers
-        for v in view.jobs.values():  # (arrival, job_id) order
-            if v.job_id not in self._node:
-                self._node[v.job_id] = self._launched % n
+        for j in view.jobs:  # (arrival, job_id) order
+            if j not in self._node:
+                self._node[j] = self._launched % n
                 self._launched += 1
-                self._phased = self._phased or self._reads_converged(v.spec)
+                self._phased = self._phased or self._reads_converged(self._specs[j])
         for j in list(self._placement):
-            if j not in view.jobs:
+            if j not in self._specs:  # self._specs: the jobs of the view
                 del self._placement[j]
-        used = server_usage(self.cluster, self._specs, self._placement)
+        pending = self._pending(view)
+        used = self._usage(self._placement) if pending else None
         hard = self.cluster.hard
         admit: set[int] = set()
         started: list[int] = []
-        for v in view.pending():
+        for v in pending:
             s = self._node[v.job_id]
-            need = self.cluster.vector(v.spec.worker_demand, f"job {v.job_id} worker_demand")
+            need = self._vectors(v.job_id)[0]  # cluster.vector(worker_demand)
             # capacity fit of the pinned node: 1e-9 absolute slack (an exact fit fits)
             if np.all((used[s] + need)[hard] <= self.cluster.capacity[s][hard] + 1e-9):
                 used[s] += need
@@ -378,7 +435,7 @@ class K8sDefault(BasePolicy):
 
     def decide(self, t: int, view: ClusterView) -> Decision:
         """Admit and pin new containers; keep every running container where it is."""
-        self._specs = {j: v.spec for j, v in view.jobs.items()}
+        self._read_specs(view)
         admit, _ = self._place_new(t, view)
         self._update_converged(view)
         wake = self.converged_wakeup(t, view)
@@ -593,10 +650,11 @@ class SpeCon(K8sDefault):
 
     def _counts(self) -> np.ndarray:
         """:math:`|w_i|`: active containers per node (incl. those pausing towards it)."""
-        n = np.zeros(self.cluster.n_servers, dtype=int)
+        n = [0] * self.cluster.n_servers
         for p in self._placement.values():
-            n[_host(p)] += 1
-        return n
+            ((s, _),) = p.workers  # _host(p)
+            n[s] += 1
+        return np.array(n, dtype=int)
 
     def _cat_sets(self, s: int | None = None) -> dict[str, list[int]]:
         out: dict[str, list[int]] = {"PC": [], "WC": [], "CC": []}
@@ -606,7 +664,7 @@ class SpeCon(K8sDefault):
         return out
 
     def _context(self, view: ClusterView) -> RateContext:
-        return RateContext(self.cluster, server_usage(self.cluster, self._specs, self._placement))
+        return RateContext(self.cluster, self._usage(self._placement))
 
     def scores(self, view: ClusterView, exclude: int | None = None) -> np.ndarray:
         """:math:`S_{w_j}` of every worker (Alg. 2 l. 2-3; ``exclude``: a job left out, B2)."""
@@ -644,7 +702,7 @@ class SpeCon(K8sDefault):
         alloc = self._placement
         if self.resource == "cpu":  # spec 7.7 / 8.4: a pausing container uses no CPU (issue 21)
             alloc = {j: p for j, p in alloc.items() if not self._pausing(view.t, j)}
-        used = server_usage(self.cluster, self._specs, alloc)
+        used = self._usage_row(alloc, s)  # row s of server_usage(alloc)
         name = "cpu" if self.resource == "cpu" else "mem"
         r = self.cluster.resource_index(name)
         cap = float(self.cluster.capacity[s, r])
@@ -653,17 +711,17 @@ class SpeCon(K8sDefault):
             models = [self._specs[j].model for j, p in self._placement.items() if _host(p) == s]
             if models and hasattr(models[0], "cpu_usable"):
                 usable = models[0].cpu_usable * cap
-            return min(float(used[s, r]), usable) / usable if usable > 0 else 0.0
-        return float(used[s, r]) / cap if cap > 0 else 0.0
+            return min(float(used[r]), usable) / usable if usable > 0 else 0.0
+        return float(used[r]) / cap if cap > 0 else 0.0
 
     def _fits(self, view: ClusterView, j: int, s: int) -> bool:
         """Memory (non-compressible resources) of node ``s`` has room for container ``j``."""
         others = {k: p for k, p in self._placement.items() if k != j}
-        used = server_usage(self.cluster, self._specs, others)
-        need = self.cluster.vector(self._specs[j].worker_demand, f"job {j} worker_demand")
+        used = self._usage_row(others, s)  # row s of server_usage(others)
+        need = self._vectors(j)[0]  # cluster.vector(worker_demand)
         hard = self.cluster.hard
         # memory fit (spec 3.3): 1e-9 absolute slack so that an exact fit of GB amounts fits
-        return bool(np.all((used[s] + need)[hard] <= self.cluster.capacity[s][hard] + 1e-9))
+        return bool(np.all((used + need)[hard] <= self.cluster.capacity[s][hard] + 1e-9))
 
     def _move(self, t: int, view: ClusterView, j: int, target: int, kind: str, pauses: dict, **extra) -> None:
         """Save c_j, restore it on ``target`` (A2 l. 14-16 / 19-21, A3 l. 15 / 28)."""
@@ -814,9 +872,9 @@ class SpeCon(K8sDefault):
     # ------------------------------------------------------------------------------ decide
     def decide(self, t: int, view: ClusterView) -> Decision:
         """One decision point: launches, monitor ticks, requests, then rebalance (spec 7.1)."""
-        self._specs = {j: v.spec for j, v in view.jobs.items()}
+        self._read_specs(view)
         for j in list(self._state):
-            if j not in view.jobs:
+            if j not in self._specs:  # self._specs: the jobs of the view
                 del self._state[j]
         admit, started = self._place_new(t, view)
         self._update_converged(view)
