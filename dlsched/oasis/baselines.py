@@ -627,12 +627,17 @@ def server_groups(
         raise ValueError(f"server_groups: by must be one of {GROUPINGS}, got {by!r}")
     n = cluster.n_servers
     cols = [np.zeros(n, dtype=bool)]
+    hosts: dict[bytes, np.ndarray] = {}  # per demand vector (jobs share a few): fits on an empty server
     for spec in specs:
         mask = reachable(spec, cluster, t)
         cols.append(mask)
         if by == "fit":
             for demand in (spec.worker_demand, spec.ps_demand):
-                cols.append(mask & (_fits(cluster.capacity, cluster.vector(demand), cluster.hard, 1) > 0))
+                vec = cluster.vector(demand)
+                fit = hosts.get(key := vec.tobytes())
+                if fit is None:
+                    fit = hosts[key] = _fits(cluster.capacity, vec, cluster.hard, 1) > 0
+                cols.append(mask & fit)
     sig = np.column_stack(cols)
     out: dict[tuple, list[int]] = {}
     for s in range(n):
@@ -659,8 +664,9 @@ def _fits(free: np.ndarray, demand: np.ndarray, hard: np.ndarray, cap: int) -> n
     need = hard & (demand > 0)
     if not need.any():
         return np.full(free.shape[:-1], max(cap, 0), dtype=int)
-    k = np.floor(np.min(free[..., need] / demand[need], axis=-1) + _TOL)
-    return np.clip(k, 0, max(cap, 0)).astype(int)
+    k = np.floor((free[..., need] / demand[need]).min(axis=-1) + _TOL)
+    # np.clip(k, 0, cap) without its wrapper (a hot path of Dorm's model): the same values
+    return np.minimum(np.maximum(k, 0.0), float(max(cap, 0))).astype(int)
 
 
 @dataclass
@@ -826,6 +832,7 @@ class Dorm(BasePolicy):
         self._weights = _util_weights(cluster)
         self._stats = DormStats()
         self._fit_memo: dict[tuple[int, bytes, int], np.ndarray] = {}
+        self._demand_memo: dict[int, tuple] = {}  # job id -> (spec, cluster, wd, pd, uw, up), see _build
 
     @property
     def stats(self) -> DormStats:
@@ -1013,6 +1020,11 @@ class Dorm(BasePolicy):
         pgroups = [gi for gi, g in enumerate(groups) if g[0] in pset]
         caps = [cluster.capacity[list(g)] for g in groups]
         group_idx = [np.asarray(g, dtype=np.int64) for g in groups]
+        # the servers of all groups in one array (group by group) and each group's start in it,
+        # for per-group sums in one np.add.reduceat; each group's first server
+        members = np.concatenate(group_idx)
+        starts = np.cumsum([0] + [len(g) for g in groups[:-1]])
+        first = [g[0] for g in groups]
         n_jobs = len(jobs)
         lb: list[float] = []
         ub: list[float] = []
@@ -1033,9 +1045,15 @@ class Dorm(BasePolicy):
         for v in jobs:
             spec = v.spec
             model = spec.model
-            wd = cluster.vector(spec.worker_demand)
-            pd_ = cluster.vector(spec.ps_demand)
-            uw, up = numerics.dot(wd, self._weights), numerics.dot(pd_, self._weights)
+            # demand vectors and utilisation per task, computed once per job and run (read only)
+            known = self._demand_memo.get(v.job_id)
+            if known is None or known[0] is not spec or known[1] is not cluster:
+                wd = cluster.vector(spec.worker_demand)
+                pd_ = cluster.vector(spec.ps_demand)
+                known = self._demand_memo[v.job_id] = (
+                    spec, cluster, wd, pd_, numerics.dot(wd, self._weights), numerics.dot(pd_, self._weights)
+                )
+            _, _, wd, pd_, uw, up = known
             min_task_util = min(min_task_util, *(u for u in (uw, up) if u > 0), math.inf)
             mask = reachable(spec, cluster, t)
             cap = self._cap(spec)
@@ -1054,11 +1072,15 @@ class Dorm(BasePolicy):
             ):
                 # tasks fitting on each empty server: per server, so the group sums below are
                 # those of _fits(caps[gi], ...) (row by row, integers)
-                fit_empty = self._fits_empty(cluster, demand, cnt_cap) if gis else None
+                if gis:
+                    fit_empty = self._fits_empty(cluster, demand, cnt_cap)
+                    group_fit = np.add.reduceat(fit_empty[members], starts).tolist()  # integer sums
+                    reach = mask[first].tolist()
+                    need = [(r, float(demand[r])) for r in range(n_res) if hard[r] and demand[r] > 0]
                 for gi in gis:
-                    if not mask[groups[gi][0]]:
+                    if not reach[gi]:
                         continue
-                    hi = min(cnt_cap, int(fit_empty[group_idx[gi]].sum()))
+                    hi = min(cnt_cap, group_fit[gi])
                     lo = 0
                     if fixed:
                         lo = hi = prev.get(gi, 0)
@@ -1066,9 +1088,8 @@ class Dorm(BasePolicy):
                         continue
                     k = var(lo, hi, -u)
                     store[gi] = k
-                    for r in range(n_res):
-                        if hard[r] and demand[r] > 0:
-                            cap_rows.setdefault((gi, r), {})[k] = float(demand[r])
+                    for r, d in need:
+                        cap_rows.setdefault((gi, r), {})[k] = d
             y, z = jv.workers, jv.ps
             sure = v.job_id in guaranteed or fixed
             on = var(1 if sure else 0, 1, 0.0)
@@ -1121,15 +1142,21 @@ class Dorm(BasePolicy):
         for (gi, r), coef in sorted(cap_rows.items()):
             rows.append((coef, -math.inf, float(caps[gi][:, r].sum())))
         rows.extend(self._residual_rows(view, out, groups, ub))
-        data, ri, ci, lo_, hi_ = [], [], [], [], []
-        for i, (coef, low, high) in enumerate(rows):
-            for k, val in coef.items():
-                if val != 0:
-                    ri.append(i)
-                    ci.append(k)
-                    data.append(val)
-            lo_.append(low)
-            hi_.append(high)
+        data, ri, ci = [], [], []
+        for i, (coef, _, _) in enumerate(rows):
+            vals = list(coef.values())
+            if 0 in vals:  # some val == 0: keep the entries with val != 0, in order
+                for k, val in coef.items():
+                    if val != 0:
+                        ri.append(i)
+                        ci.append(k)
+                        data.append(val)
+            else:
+                ri.extend([i] * len(vals))
+                ci.extend(coef)
+                data.extend(vals)
+        lo_ = [row[1] for row in rows]
+        hi_ = [row[2] for row in rows]
         A = sp.csr_array((data, (ri, ci)), shape=(len(rows), len(obj)))
         return _Model(
             np.array(obj, float), A, np.array(lo_, float), np.array(hi_, float),
@@ -1146,11 +1173,24 @@ class Dorm(BasePolicy):
         cluster = view.cluster
         hard = cluster.hard
         movable = [jv for jv in jobs if jv.adjust is not None]
+        usage: dict[int, np.ndarray] = {}  # jv.usage(cluster) of each job, computed once
+
+        def usage_of(jv: _JobVars) -> np.ndarray:
+            u = usage.get(id(jv))
+            if u is None:
+                u = usage[id(jv)] = jv.usage(cluster)
+            return u
+
         free0 = cluster.capacity - view.used
         for jv in jobs:  # running elastic jobs without an adjustment variable move freely
             if jv.view.running and not jv.fixed and jv.adjust is None:
-                free0 = free0 + jv.usage(cluster)
-        use = np.stack([jv.usage(cluster) for jv in movable]) if movable else None
+                free0 = free0 + usage_of(jv)
+        use = np.stack([usage_of(jv) for jv in movable]) if movable else None
+        # group sums of per-server task counts in one reduceat (integer sums: the same values as
+        # summing each group's servers)
+        members = np.concatenate([np.asarray(g, dtype=np.intp) for g in groups])
+        starts = np.cumsum([0] + [len(g) for g in groups[:-1]])
+        per_demand: dict[tuple[bytes, int], tuple[list, dict | None]] = {}  # jobs not running
         tasks = []  # per movable job and group: (previous tasks of both roles, their columns)
         for jv in movable:
             per: dict[int, tuple[int, list[int]]] = {}
@@ -1164,28 +1204,41 @@ class Dorm(BasePolicy):
             if jv.fixed or (jv.view.running and jv.adjust is None):
                 continue
             running = jv.view.running
-            base = free0 + jv.usage(cluster) if running else free0
+            base = free0 + usage_of(jv) if running else free0
             zcap = int(math.ceil(jv.beta * jv.cap - 1e-12))
             for store, demand, cnt in ((jv.workers, jv.wd, jv.cap), (jv.ps, jv.pd, zcap)):
                 if not store:
                     continue
-                fit0 = _fits(base, demand, hard, cnt)
-                gain = None
-                if not running and use is not None:
-                    gain = _fits(base[None] + use, demand, hard, cnt) - fit0[None]
+                # a job that is not running sees base = free0: its room depends on (demand, cnt) only
+                key = None if running else (demand.tobytes(), cnt)
+                known = per_demand.get(key) if key is not None else None
+                if known is not None:
+                    rooms, extras = known
+                else:
+                    fit0 = _fits(base, demand, hard, cnt)
+                    rooms = np.add.reduceat(fit0[members], starts).tolist()
+                    # per group, the movable jobs m (ascending) whose release adds tasks, and how many
+                    extras = None
+                    if not running and use is not None:
+                        gain = _fits(base[None] + use, demand, hard, cnt) - fit0[None]
+                        gains = np.add.reduceat(gain[:, members], starts, axis=1).T  # (group, movable)
+                        gg, mm = np.nonzero(gains > 0)
+                        extras = {}
+                        for gi, m, e in zip(gg.tolist(), mm.tolist(), gains[gg, mm].tolist(), strict=True):
+                            extras.setdefault(gi, []).append((m, e))
+                    if key is not None:
+                        per_demand[key] = (rooms, extras)
                 for gi, k in sorted(store.items()):
-                    g = list(groups[gi])
-                    room = float(fit0[g].sum())
+                    room = float(rooms[gi])
                     coef: dict[int, float] = {k: 1.0}
                     rhs = room
                     worst = 0.0  # largest left-hand side when the job is off (Y_jg = 0)
-                    if gain is not None:
-                        extra = gain[:, g].sum(axis=1)
-                        for m in np.flatnonzero(extra > 0):
+                    if extras is not None:
+                        for m, e in extras.get(gi, ()):
                             n_prev, cols = tasks[m].get(gi, (0, []))
                             if n_prev <= 0:
                                 continue
-                            phi = float(extra[m]) / n_prev  # tasks of j per released task of i
+                            phi = float(e) / n_prev  # tasks of j per released task of i
                             for c in cols:
                                 coef[c] = coef.get(c, 0.0) + phi
                                 worst += phi * ub[c]

@@ -46,9 +46,13 @@ Exactness of the speed-ups (none changes the result):
 * slots whose prices and usage are identical (e.g. every untouched future slot) share their
   :math:`\theta(t,\cdot)`, computed once per decision;
 * the LP goes to scipy's HiGHS directly (:func:`_solve_highs`: same model, same options, same
-  status rules as ``linprog(method="highs")``, without linprog's Python-side overhead), and the
+  status rules as ``linprog(method="highs")``, without linprog's Python-side overhead; the block
+  matrix is handed over as the lists HiGHS's binding copies, built once per slot), and the
   rounding of step 11 skips the evaluation of levels no sample can make feasible while drawing
-  the same random numbers (:meth:`SlotSolver.rounded`).
+  the same random numbers (:meth:`SlotSolver.rounded`);
+* the machine groups are found by hashing the rows instead of ``np.unique``'s sort (the same
+  groups, rows and numbering), and each DP step (21) forms its candidates in one table
+  (:func:`_dp_step`: the same sums, exact minimum and tie window as the loop over ``v``).
 
 Readings of the spec's [R]/[N] notes, all documented in :func:`price_parameters`: ``U`` uses
 :math:`u_i(d_i^{min} - 1)` (slots are 0-based, a job completing in its arrival slot has duration
@@ -161,6 +165,13 @@ def _solve_highs(c: np.ndarray, indptr: np.ndarray, indices: np.ndarray, data: n
     and the marginals it computes in Python (most of a small LP's time) are skipped.
     Status: 0 optimal, 2 infeasible, 3 unbounded, 1 limit reached, 4 other.
     """
+    return _solve_highs_lists(c, indptr.tolist(), indices.tolist(), data.tolist(), b_ub)
+
+
+def _solve_highs_lists(c: np.ndarray, start: list, index: list, value: list, b_ub: np.ndarray) -> _LPResult:
+    """:func:`_solve_highs` with the CSC arrays given as lists of Python numbers (the values of
+    ``indptr.tolist()``, ``indices.tolist()``, ``data.tolist()``): the same model, so callers
+    that can build the lists directly (:meth:`SlotSolver.lp`) skip the array round trip."""
     lp = _highs.HighsLp()
     n, m = len(c), len(b_ub)
     lp.num_col_ = lp.a_matrix_.num_col_ = n
@@ -173,9 +184,9 @@ def _solve_highs(c: np.ndarray, indptr: np.ndarray, indices: np.ndarray, data: n
     lp.col_upper_ = [_highs.kHighsInf] * n
     lp.row_lower_ = [-_highs.kHighsInf] * m
     lp.row_upper_ = b_ub.tolist()
-    lp.a_matrix_.start_ = indptr.tolist()
-    lp.a_matrix_.index_ = indices.tolist()
-    lp.a_matrix_.value_ = data.tolist()
+    lp.a_matrix_.start_ = start
+    lp.a_matrix_.index_ = index
+    lp.a_matrix_.value_ = value
     highs = _highs._Highs()
     if highs.passOptions(_HIGHS_OPTIONS) == _highs.HighsStatus.kError:
         return _LPResult(4)
@@ -477,7 +488,19 @@ class SlotSolver:
 
     # ---------------------------------------------------------------- external (steps 8-11)
     def _groups(self):
+        """Machines with identical ``(p^w, p^s, free)`` rows: the rows of the groups (in order of
+        their first machine) and each machine's group."""
         rows = np.column_stack([self.pw, self.ps, self.free])
+        if not np.isnan(rows).any():
+            # np.unique(rows, axis=0)'s groups without its sort: rows equal entry by entry (+ 0.0
+            # makes -0.0 and 0.0 one key, as ==), numbered by first machine; each group's row
+            # is its first machine's, as np.unique's stable sort keeps it
+            keys = np.ascontiguousarray(rows + 0.0)
+            keys = keys.view(np.dtype((np.void, keys.shape[1] * keys.itemsize))).ravel().tolist()
+            ids: dict[bytes, int] = {}
+            group_of = np.array([ids.setdefault(k, len(ids)) for k in keys], dtype=np.intp)
+            first = np.flatnonzero(np.r_[True, group_of[1:] > np.maximum.accumulate(group_of)[:-1]])
+            return rows[first], group_of
         uniq, first, inv = np.unique(rows, axis=0, return_index=True, return_inverse=True)
         inv = inv.ravel()
         order = np.argsort(first, kind="stable")  # groups in order of their first machine
@@ -532,11 +555,15 @@ class SlotSolver:
         shrink = np.ones(n) if shrink is None else np.asarray(shrink, dtype=float)
         solves, seconds = 0, 0.0
 
+        # the CSC lists of n blocks, built once; m blocks are their first m blocks
+        nnz = len(blk_rows)
+        all_index = np.add.outer(np.arange(n) * n_rows, blk_rows).ravel().tolist()
+        all_start = np.concatenate([[0], np.cumsum(np.tile(blk_count, n))]).tolist()
+        blk_value = blk_vals.tolist()
+
         def solve(levels: np.ndarray, c_block: np.ndarray, cover: bool = True) -> _LPResult:
             nonlocal solves, seconds
             m = len(levels)
-            indices = np.add.outer(np.arange(m) * n_rows, blk_rows).ravel().astype(np.int32)
-            indptr = np.concatenate([[0], np.cumsum(np.tile(blk_count, m))]).astype(np.int32)
             f = shrink[levels]
             b = np.zeros((m, n_rows))  # per level: (24) cap / f, (25) F / f, (26) -D_w (or 0), (26') 0
             b[:, :nr] = cap[None, :] / f[:, None]
@@ -545,7 +572,8 @@ class SlotSolver:
                 b[:, nr + 1] = -demands[levels]
             b = b.ravel()
             start = time.perf_counter()
-            res = _solve_highs(np.tile(c_block, m), indptr, indices, np.tile(blk_vals, m), b)
+            res = _solve_highs_lists(np.tile(c_block, m), all_start[: 2 * G * m + 1], all_index[: nnz * m],
+                                     blk_value * m, b)
             seconds += time.perf_counter() - start
             solves += 1
             return res
@@ -666,6 +694,54 @@ class SlotSolver:
             s_out[rows] = s[found, pick[found]]
             todo = np.setdiff1d(todo, rows, assume_unique=True)
         return cost, w_out, s_out, nz
+
+
+_DP_TABLE_MAX = 1 << 21  # entries of the (v, x) candidate table of _dp_step built at once
+
+
+def _dp_step(prev: np.ndarray, cost: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""One slot of the DP (21): :math:`\Theta(t, x) = \min_v \theta(t, v) + \Theta(t-1, x-v)`
+    for ``x = 0..n`` from ``prev`` (:math:`\Theta(t-1, \cdot)`, length ``n + 1``) and ``cost``
+    (:math:`\theta(t, v)`, ``v = 0..len(cost) - 1 <= n``). Returns the new row and the chosen
+    ``v`` per ``x`` (0 where the row is inf). Ties: first the exact minimum over all finite
+    ``v``, then the smallest ``v`` whose candidate lies within ``numerics.tolerance`` of it.
+
+    The candidates ``prev[x - v] + cost[v]`` are formed in one (v, x) table when it is small (the
+    same additions, an exact minimum and the first ``v`` in the tie window, as the loop over
+    ``v`` below computes them), else ``v`` by ``v``."""
+    n = len(prev) - 1
+    vs = np.flatnonzero(np.isfinite(cost))  # ascending v
+    if len(vs) * (n + 1) <= _DP_TABLE_MAX:
+        new = np.full(n + 1, INF)
+        ch = np.zeros(n + 1, dtype=np.int64)
+        if len(vs) == 0:
+            return new, ch
+        back = np.arange(n + 1)[None, :] - vs[:, None]  # x - v
+        cand = np.where(back >= 0, prev[np.maximum(back, 0)] + cost[vs][:, None], INF)
+        low = cand.min(axis=0)
+        lim = low + numerics.tolerance(low)
+        take = np.isfinite(cand) & (cand <= lim)
+        has = take.any(axis=0)
+        first = np.argmax(take, axis=0)
+        x = np.flatnonzero(has)
+        new[x] = cand[first[x], x]
+        ch[x] = vs[first[x]]
+        return new, ch
+    low = np.full(n + 1, INF)
+    for v, c in enumerate(cost):
+        if math.isfinite(c):
+            np.minimum(low[v:], prev[: n + 1 - v] + c, out=low[v:])
+    lim = low + numerics.tolerance(low)
+    new = np.full(n + 1, INF)
+    ch = np.zeros(n + 1, dtype=np.int64)
+    for v, c in enumerate(cost):  # ascending v
+        if not math.isfinite(c):
+            continue
+        cand = prev[: n + 1 - v] + c
+        take = np.isinf(new[v:]) & np.isfinite(cand) & (cand <= lim[v:])
+        new[v:][take] = cand[take]
+        ch[v:][take] = v
+    return new, ch
 
 
 @dataclass(frozen=True)
@@ -893,13 +969,14 @@ class PDORS(BasePolicy):
             scale = g_lvl[ok_lp]
             r_cost, r_w, r_s, nz = solver.rounded(wbar[ok_lp], sbar[ok_lp], dw[lvl[ok_lp]], scale,
                                                   self.rng, self.trials)
-            srv = self._srv[nz]
+            srv = self._srv[nz].tolist()  # Python ints, as int() of each entry
+            r_wl, r_sl = r_w.tolist(), r_s.tolist()
             for i, lv in enumerate(lvl[ok_lp]):
                 if math.isfinite(r_cost[i]):
                     c_ext[lv] = r_cost[i]
                     ext_place[lv] = Placement.of(
-                        [(int(h), int(x)) for h, x in zip(srv, r_w[i], strict=True) if x],
-                        [(int(h), int(x)) for h, x in zip(srv, r_s[i], strict=True) if x],
+                        [(h, x) for h, x in zip(srv, r_wl[i], strict=True) if x],
+                        [(h, x) for h, x in zip(srv, r_sl[i], strict=True) if x],
                     )
         # Alg. 4 step 12: the cheaper branch; external only if c_int > c_ext + REL_TOL * max(both),
         # so ties (and a NaN, i.e. skipped, external) -> internal. theta is the chosen branch's cost.
@@ -961,20 +1038,7 @@ class PDORS(BasePolicy):
             # Alg. 3 step 4 / (21): Theta(t, x) = min_v theta(t, v) + Theta(t - 1, x - v). Costs
             # within REL_TOL of the minimum tie and the smallest v (the first enumerated) wins:
             # first the exact minimum over all v, then the first v inside its tie window.
-            low = np.full(n + 1, INF)
-            for v, c in enumerate(th.cost):
-                if math.isfinite(c):
-                    np.minimum(low[v:], prev[: n + 1 - v] + c, out=low[v:])
-            lim = low + numerics.tolerance(low)
-            new = np.full(n + 1, INF)
-            ch = np.zeros(n + 1, dtype=np.int64)
-            for v, c in enumerate(th.cost):  # ascending v
-                if not math.isfinite(c):
-                    continue
-                cand = prev[: n + 1 - v] + c
-                take = np.isinf(new[v:]) & np.isfinite(cand) & (cand <= lim[v:])
-                new[v:][take] = cand[take]
-                ch[v:][take] = v
+            new, ch = _dp_step(prev, th.cost)
             choices.append(ch)
             totals[k] = new[n]
             payoff = util[k] - new[n]
