@@ -84,6 +84,7 @@ class DRF(BasePolicy):
         self._inv_total = np.where(total > 0, 1.0 / np.where(total > 0, total, 1.0), 0.0)
         self._mirror = Mirror(cluster)
         self._bound = TaskBound(cluster)
+        self._cap_whole = _whole(cluster.capacity)
 
     def _cap(self, spec) -> int | None:
         caps = [c for c in (self.max_workers, spec.model.max_workers) if c is not None]
@@ -126,8 +127,9 @@ class DRF(BasePolicy):
             return self._rebuild(t, view)
         arrived, completed = followed
         for j in completed:
-            if self._fixed.pop(j, None) is not None:
-                self._free_fixed = None
+            p = self._fixed.pop(j, None)
+            if p is not None:
+                self._fixed_change(self._fixed_data.pop(j), p, 1.0, self._whole_of.pop(j))
             self._elastic.pop(j, None)
         for j in arrived:
             self._wait(j)
@@ -160,6 +162,8 @@ class DRF(BasePolicy):
         fixed = sorted(self._fixed, key=rank.__getitem__)
         if self._free_fixed is None:
             free = cluster.capacity.copy()
+            whole = self._cap_whole
+            mass = int(free.max(initial=0)) if whole else 0
             for j in fixed:
                 d = data[j]
                 p = self._fixed[j]
@@ -167,7 +171,13 @@ class DRF(BasePolicy):
                     free[s] -= c * d.wd
                 for s, c in p.ps:
                     free[s] -= c * d.pd
+                if whole:
+                    whole = _whole_job(d)
+                    mass += _mass(d, p) if whole else 0
             self._free_fixed = free
+            self._fixed_data = {j: data[j] for j in fixed}
+            self._whole_of = {j: _whole_job(data[j]) for j in fixed}
+            self._fixed_mass = mass if whole and mass < _EXACT_MASS else None
         free = self._free_fixed.copy()
         allocs: dict[int, Placement] = {j: self._fixed[j] for j in fixed}
         waiting, elastic = self._waiting, self._elastic
@@ -274,6 +284,31 @@ class DRF(BasePolicy):
         st.p += dp
         return True
 
+    def _fixed_change(self, d: JobData, p: Placement, sign: float, whole: bool) -> None:
+        """A fixed job ``p`` starts (``sign`` -1) or ends (+1): update the free capacity the fixed
+        jobs leave, or mark it for recomputation.
+
+        The recomputation subtracts the fixed jobs' tasks from the capacity in rank order. While
+        the capacity and every fixed job's demands are whole numbers >= 0 (no -0.0) and their
+        total stays far below 2**53, every partial sum is an exactly represented whole number,
+        so adding or subtracting one job's tasks gives the recomputed array bit for bit (and
+        exact zeros are +0.0 either way); otherwise the array is recomputed.
+        """
+        free = self._free_fixed
+        if free is None:
+            return
+        mass = self._fixed_mass
+        if mass is not None and whole:
+            mass += _mass(d, p) if sign < 0 else -_mass(d, p)
+            if mass < _EXACT_MASS:
+                self._fixed_mass = mass
+                for s, c in p.workers:
+                    free[s] += sign * (c * d.wd)
+                for s, c in p.ps:
+                    free[s] += sign * (c * d.pd)
+                return
+        self._free_fixed = None
+
     def _commit(self, t: int, allocs: dict[int, Placement], admit: list[int], grown: list[_Grow]) -> None:
         """Carry the decision over to the next one: started jobs leave the queue, elastic jobs
         left without tasks join it."""
@@ -285,7 +320,9 @@ class DRF(BasePolicy):
                 waiting.remove(j)
                 if not st.d.elastic:
                     self._fixed[j] = allocs[j]
-                    self._free_fixed = None
+                    self._fixed_data[j] = st.d
+                    whole = self._whole_of[j] = _whole_job(st.d)
+                    self._fixed_change(st.d, allocs[j], -1.0, whole)
                     continue
             elastic[j] = allocs[j]
         for j in before:
@@ -293,6 +330,26 @@ class DRF(BasePolicy):
                 del elastic[j]
                 self._wait(j)
         self._mirror.commit(t, allocs, admit)
+
+
+_EXACT_MASS = 2**50
+"""Bound on capacity plus fixed tasks' demands below which whole-number sums are exact."""
+
+
+def _whole(a: np.ndarray) -> bool:
+    """All entries whole numbers in [0, 2**40), none -0.0."""
+    return bool(np.all(a == np.round(a)) and np.all(a < 2.0**40) and not np.signbit(a).any())
+
+
+def _whole_job(d: JobData) -> bool:
+    return _whole(d.wd) and _whole(d.pd)
+
+
+def _mass(d: JobData, p: Placement) -> int:
+    """Bound on one job's contribution to any entry of the fixed jobs' usage."""
+    return sum(c for _, c in p.workers) * int(d.wd.max(initial=0)) + sum(
+        c for _, c in p.ps
+    ) * int(d.pd.max(initial=0))
 
 
 class _ShareQueue:

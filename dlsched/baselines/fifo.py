@@ -236,8 +236,16 @@ class Mirror:
             v = jobs.get(j)
             if v is not None and v.status != "admitted":
                 return None
-        for j, p in running.items():
-            if j not in done:
+        shown = view.placements
+        if done:
+            kept = dict(running)
+            for j in done:
+                del kept[j]
+        else:
+            kept = running
+        # fast path: the view's placements are the running jobs' (dict equality: identity or ==)
+        if shown is None or shown != kept:
+            for j, p in kept.items():
                 q = view.placement_of(j)
                 if q is None or (q is not p and q != p):
                     return None
@@ -263,12 +271,16 @@ class Mirror:
     def commit(self, t: int, allocs: dict[int, Placement], admitted) -> None:
         """Record the decision just taken at slot ``t``."""
         used = self.used
-        for j, p in self.running.items():
+        running = self.running
+        # only entries that are not the same object can differ (the loops of the rule, on them)
+        for j in [j for j, p in running.items() if allocs.get(j) is not p]:
+            p = running[j]
             q = allocs.get(j)
             if q is None or (q is not p and q != p):
                 _usage(used, self.data[j], p, -1.0)
-        for j, q in allocs.items():
-            p = self.running.get(j)
+        for j in [j for j, q in allocs.items() if running.get(j) is not q]:
+            q = allocs[j]
+            p = running.get(j)
             if p is None or (q is not p and q != p):
                 _usage(used, self.data[j], q, 1.0)
         self.running = dict(allocs)

@@ -265,6 +265,8 @@ def simulate(
     first = True
     arrived: list[int] = []
     completed: list[int] = []
+    opening: list[int] = []  # jobs whose placement starts or changes at the next step
+    admitted: set[int] = set()  # admitted, unfinished jobs
     decisions = 0
     stalled = False
     slot_s = cluster.slot_seconds
@@ -283,6 +285,9 @@ def simulate(
         if not active:
             if idx >= n:
                 break
+            for j in allocs:
+                runs.close(j, t)
+            opening = []
             t = order[idx].arrival
             allocs = {}
             continue
@@ -300,7 +305,11 @@ def simulate(
                 raise TypeError(
                     f"{type(policy).__name__}.decide must return a Decision, got {type(decision).__name__}"
                 )
-            allocs, used = _apply(t, decision, state, specs, cluster, check, bar, allocs, pos, usage)
+            allocs, used, opening, closing = _apply(
+                t, decision, state, specs, cluster, check, bar, allocs, pos, usage, admitted
+            )
+            for j in closing:
+                runs.close(j, t)
             for j in decision.reject:
                 live.pop(j, None)
                 views.pop(j, None)
@@ -322,7 +331,10 @@ def simulate(
                 load = load - usage.usage(paused) * soft
                 limits.extend(math.ceil(state[j].pause_left - _TOL) for j in paused)
         ctx = RateContext(cluster, load)
-        rates: dict[int, float] = {}
+        # (job, state, rate, finish): ``finish`` is the time (slots from t) at which the job's
+        # work is done at this rate, None when the rate is 0; computed once for both loops
+        steps: list[tuple] = []
+        ceil = math.ceil
         for j, p in allocs.items():
             st = state[j]
             hit = rate_of.get(j) if hard_only else None
@@ -334,10 +346,12 @@ def simulate(
                     raise ValueError(f"job {j}: model rate must be finite and >= 0, got {r!r}")
                 if hard_only:
                     rate_of[j] = (p, r)
-            rates[j] = r
             if r > 0:
-                remaining = total_of[j] - st.work_done
-                limits.append(math.ceil(st.pause_left + remaining / r - _TOL))
+                finish = st.pause_left + (total_of[j] - st.work_done) / r
+                limits.append(ceil(finish - _TOL))
+                steps.append((j, st, r, finish))
+            else:
+                steps.append((j, st, r, None))
         if idx < n:
             limits.append(order[idx].arrival - t)
         if wakeup is not None:
@@ -349,42 +363,48 @@ def simulate(
             break
         k = max(1, int(min(limits)))
         # --- advance k slots
-        for j, p in allocs.items():
-            st = state[j]
-            runs.add(j, t, k, p)
-            r = rates[j]
-            if r <= 0:
+        if opening:
+            runs.begin(opening, t, allocs)
+            opening = []
+        k_tol = k + _TOL
+        k_f = k - 0.0
+        for j, st, r, finish in steps:
+            if finish is None:  # rate 0
                 st.pause_left = max(0.0, st.pause_left - k)
                 continue
-            total = total_of[j]
-            finish = st.pause_left + (total - st.work_done) / r
-            if finish <= k + _TOL:
-                st.work_done = total
+            if finish <= k_tol:
+                st.work_done = total_of[j]
                 st.completion_time = t + finish
                 st.status = "finished"
                 completed.append(j)
                 if bar is not None:
                     bar.update(1)
+                st.pause_left = max(0.0, st.pause_left - k)
+            elif st.pause_left == 0.0:
+                # the expressions below with pause_left 0.0: max(0.0, k - 0.0) is k - 0.0 (k >= 1)
+                # and max(0.0, 0.0 - k) is 0.0, the value it has
+                st.work_done += r * k_f
             else:
                 st.work_done += r * max(0.0, k - st.pause_left)
-            st.pause_left = max(0.0, st.pause_left - k)
+                st.pause_left = max(0.0, st.pause_left - k)
         t += k
         for j in completed:
             allocs.pop(j, None)
+            admitted.discard(j)
             live.pop(j, None)
             usage.forget(j)
             rate_of.pop(j, None)
             views.pop(j, None)
-            runs.open.pop(j, None)
+            runs.close(j, t)
             state[j].placement = EMPTY
         if completed:
-            used = usage.update(allocs)
+            used = usage.apply_changes(allocs, (), completed)
     if bar is not None:
         bar.close()
     if H is not None:
         t = min(t, H)
     jobs = _jobs_table(order, state, slot_s)
-    runs_df = runs.table()
+    runs_df = runs.table(t)
     return SimulationResult(
         workload=workload,
         policy=getattr(policy, "name", type(policy).__name__),
@@ -399,37 +419,48 @@ def simulate(
 
 
 class _Runs:
-    """Run-length allocation records, one per job, server and role, extended while a job's
-    placement stays the same from one step to the next."""
+    """Run-length allocation records, one per job, server and role, kept open while a job's
+    placement stays the same from one step to the next.
+
+    A record is opened (:meth:`begin`) at the first step a new placement is in force and closed
+    (:meth:`close`) when the placement changes or ends; its ``slots`` are written then, so the
+    steps in between cost nothing per job.
+    """
 
     def __init__(self) -> None:
         self.cols: tuple[list, ...] = ([], [], [], [], [], [])  # job, slot, slots, server, role, count
-        self.open: dict[int, list] = {}  # job -> [placement, end, rows], updated in place
+        self.open: dict[int, tuple[int, list[int]]] = {}  # job -> (first slot, rows)
 
-    def add(self, j: int, t: int, k: int, p) -> None:
-        """Job ``j`` holds placement ``p`` during slots ``t .. t + k - 1``."""
-        slots = self.cols[2]
-        hit = self.open.get(j)
-        if hit is not None and hit[1] == t and (hit[0] is p or hit[0] == p):
-            for i in hit[2]:
-                slots[i] += k
-            hit[0] = p
-            hit[1] = t + k
-            return
-        rows = []
-        job, slot, _, server, role, count = self.cols
-        for what, pairs in (("worker", p.workers), ("ps", p.ps)):
-            for s, c in pairs:
-                rows.append(len(job))
-                job.append(j)
-                slot.append(t)
-                slots.append(k)
-                server.append(s)
-                role.append(what)
-                count.append(c)
-        self.open[j] = [p, t + k, rows]
+    def begin(self, jobs, t: int, allocs) -> None:
+        """Jobs ``jobs`` (in this order) start holding ``allocs[j]`` at slot ``t``."""
+        job, slot, slots, server, role, count = self.cols
+        for j in jobs:
+            p = allocs[j]
+            rows = []
+            for what, pairs in (("worker", p.workers), ("ps", p.ps)):
+                for s, c in pairs:
+                    rows.append(len(job))
+                    job.append(j)
+                    slot.append(t)
+                    slots.append(0)  # written by close()
+                    server.append(s)
+                    role.append(what)
+                    count.append(c)
+            self.open[j] = (t, rows)
 
-    def table(self) -> pd.DataFrame:
+    def close(self, j: int, t: int) -> None:
+        """Job ``j``'s open record, if any, ends before slot ``t``."""
+        hit = self.open.pop(j, None)
+        if hit is not None:
+            start, rows = hit
+            slots = self.cols[2]
+            for i in rows:
+                slots[i] = t - start
+
+    def table(self, t: int) -> pd.DataFrame:
+        """The records, the open ones closed at slot ``t``."""
+        for j in list(self.open):
+            self.close(j, t)
         names = ["job", "slot", "slots", "server", "role", "count"]
         if not self.cols[0]:
             return pd.DataFrame([], columns=names)
@@ -565,12 +596,15 @@ def _view(t, cluster, specs, state, active, used, arrived, completed, H, views, 
     )
 
 
-def _apply(t, d: Decision, state, specs, cluster, check: bool, bar, prev, pos, usage):
-    """Apply decision ``d`` (after the checks); return the new allocations and their usage.
+def _apply(t, d: Decision, state, specs, cluster, check: bool, bar, prev, pos, usage, admitted):
+    """Apply decision ``d`` (after the checks); return the new allocations, their usage, the
+    jobs whose placement starts or changes now (in the allocations' order) and the jobs whose
+    placement in force ends now (changed, or no longer running).
 
     ``prev`` are the allocations in force, ``pos`` each job's index in workload order (the order
     in which violations are reported), ``usage`` the simulation's
-    :class:`~dlsched.core.schedule.UsageCache`.
+    :class:`~dlsched.core.schedule.UsageCache`, ``admitted`` the set of admitted, unfinished
+    jobs (updated here with the admissions).
     """
     for j in sorted(d.admit | d.reject):
         if j not in state or state[j].status != "pending":
@@ -585,22 +619,28 @@ def _apply(t, d: Decision, state, specs, cluster, check: bool, bar, prev, pos, u
         state[j].status = "rejected"
         if bar is not None:
             bar.update(1)
-    for j in sorted(d.allocations):
-        st = state.get(j)
-        if st is None or st.status != "admitted":
-            status = "unknown" if st is None else st.status
-            raise ScheduleViolation(
-                "admission",
-                f"allocation for job {j}, which is {status} (only admitted, unfinished jobs may run)",
-                slot=t,
-                job=j,
-            )
+    admitted.update(d.admit)
+    if not (d.allocations.keys() <= admitted):
+        for j in sorted(d.allocations):
+            st = state.get(j)
+            if st is None or st.status != "admitted":
+                status = "unknown" if st is None else st.status
+                raise ScheduleViolation(
+                    "admission",
+                    f"allocation for job {j}, which is {status} (only admitted, unfinished jobs may run)",
+                    slot=t,
+                    job=j,
+                )
     for j, info in d.info.items():
         if j in state:
             state[j].info.update(info)
     new = dict(d.allocations)
+    # A running job's placement is its entry in ``prev`` (others have none): only entries that
+    # are not that object can be new.
+    moved = [j for j, p in new.items() if prev.get(j) is not p]
     changed = []  # jobs whose placement is new now
-    for j, p in new.items():
+    for j in moved:
+        p = new[j]
         st = state[j]
         q = st.placement
         if p is q:
@@ -609,9 +649,10 @@ def _apply(t, d: Decision, state, specs, cluster, check: bool, bar, prev, pos, u
             st.placement = p  # the same placement: keep the new object, so that `is` matches next time
             continue
         changed.append(j)
+    stopped = prev.keys() - new.keys()
     if check:
         check_placements(cluster, specs, t, new, changed)
-    used = usage.update(new)
+    used = usage.apply_changes(new, moved, stopped)
     if check:
         check_capacity(cluster, t, new, used)
     for j in sorted(d.pause):
@@ -626,7 +667,7 @@ def _apply(t, d: Decision, state, specs, cluster, check: bool, bar, prev, pos, u
             )
     # Only a job whose placement changed, or that ran before and gets nothing now, can change (the
     # others keep their placement, or had none and get none).
-    gone = [j for j in prev if j not in new and state[j].status == "admitted"]
+    gone = [j for j in stopped if state[j].status == "admitted"]
     for j in sorted(changed + gone, key=pos.__getitem__):
         st = state[j]
         p = new.get(j, EMPTY)
@@ -658,7 +699,7 @@ def _apply(t, d: Decision, state, specs, cluster, check: bool, bar, prev, pos, u
         if st.start is None and p.n_workers > 0:
             st.start = t
         st.placement = p
-    return new, used
+    return new, used, changed, changed + gone
 
 
 def _jobs_table(order, state, slot_s: float) -> pd.DataFrame:
