@@ -237,6 +237,66 @@ def remove_outliers(losses, window: int = 5) -> tuple[np.ndarray, np.ndarray]:
     return cleaned, out
 
 
+class _SpeedSamples:
+    """The validated columns of a list of speed samples that only grows at its end (the
+    policy's per-job samples, :class:`~dlsched.optimus.policy.Estimates`): each fit checks only
+    the samples added since the last one, with the test of :func:`_plain_sample_arrays`.
+
+    :meth:`fit` returns ``(mode, theta, M)`` of ``fit_speed(samples, mode, M)`` (the same NNLS
+    problem, rows in sample order, so the same coefficients), without the diagnostics
+    ``rss``/``rank`` the policy does not use. Anything but plain ``(p, w, speed)`` tuples of
+    finite numbers > 0 goes through :func:`fit_speed` itself (so errors are its errors).
+    """
+
+    def __init__(self) -> None:
+        self.p: list = []
+        self.w: list = []
+        self.f: list = []
+        self.pairs: set = set()
+        self.plain = True
+
+    def fit(
+        self, samples: list, mode: str, M: float | None = None
+    ) -> tuple[str, tuple[float, ...], float | None]:
+        n0 = len(self.p)
+        if self.plain:
+            new = samples[n0:]
+            for r in new:
+                if type(r) is not tuple or len(r) != 3:
+                    self.plain = False
+                    break
+                for v in r:
+                    if isinstance(v, bool) or not isinstance(v, _NUMBER) or not (math.isfinite(v) and v > 0):
+                        self.plain = False
+                        break
+                if not self.plain:
+                    break
+        if not self.plain or not samples or len(samples) < n0:
+            self.plain = False
+            fit = fit_speed(samples, mode, M)
+            return fit.mode, fit.theta, fit.M
+        mode = _check_mode(mode)
+        for p, w, f in new:
+            p, w, f = float(p), float(w), float(f)
+            self.p.append(p)
+            self.w.append(w)
+            self.f.append(f)
+            self.pairs.add((p, w))
+        need = MIN_SPEED_PAIRS[mode]
+        if len(self.pairs) < need:
+            raise ValueError(
+                f"fit_speed({mode!r}) needs at least {need} distinct (p, w) pairs, got {len(self.pairs)}"
+            )
+        p = np.array(self.p, dtype=float)
+        w = np.array(self.w, dtype=float)
+        f = np.array(self.f, dtype=float)
+        X = speed_features(p, w, mode, M)
+        y = w / f if mode == "async" else 1.0 / f
+        theta = _nnls_x(X, y)
+        fit = SpeedFit(mode=mode, theta=tuple(theta), M=M if mode == "sync" else None)
+        return fit.mode, fit.theta, fit.M
+
+
 try:  # the compiled Lawson-Hanson solver that scipy.optimize.nnls wraps (same code, same answer)
     from scipy.optimize._slsqplib import nnls as _nnls_core
 except ImportError:  # pragma: no cover - another SciPy layout: use the public wrapper

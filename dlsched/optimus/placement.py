@@ -39,7 +39,11 @@ PS and the same number of workers are deployed on each of these servers"):
 The server order is a sorted Python list repaired with :mod:`bisect` after each job (only the
 ``k`` servers used move), so a job costs :math:`O(k \log n)` plus the feasibility checks instead
 of a full re-sort of all servers; a running sum of the free resources of the first ``k``
-servers skips values of ``k`` that cannot work.
+servers skips values of ``k`` that cannot work. The per-server fit test of a layout is done per
+run of servers with the same (PS, worker) counts, on the run's smallest free amount (the same
+outcome as server by server, :func:`_fits_layout`), and the servers' order, prefix and running
+sums are kept while a job is retried with fewer tasks
+(:func:`dlsched.optimus.policy.shrink_and_place`; a failed attempt changes nothing).
 
 :func:`transfer_time` is the appendix's per-step data-transfer time of a synchronous job,
 :math:`\max_k\{\frac{S}{p}(w-w_k)/B,\ \frac{S}{p}(p-p_k)/b\}`. Taken literally over *all* nodes of
@@ -418,6 +422,180 @@ def _any_even_split(frees, qp, rp, qw, rw, pdl, wdl, hr) -> tuple[list[int], lis
     return ps_k, w_k
 
 
+def _fits_layout(cols, hr, k, qp, rp, qw, rw, off, pdl, wdl) -> bool:
+    """Whether the even split with ``qp``/``qp + 1`` PS (extras on servers ``0..rp-1``) and
+    ``qw``/``qw + 1`` workers (extras on ``off..off+rw-1`` cyclically) fits on the first ``k``
+    servers of the prefix, whose free amounts of resource ``r`` are ``cols[r][:k]``.
+
+    The same test as server by server (``pi * pd + wi * wd > free + _EPS`` fails), done per run
+    of servers with the same (pi, wi): ``free + _EPS`` is monotone in ``free``, so the run fails
+    iff it fails on its smallest free amount.
+    """
+    bounds = sorted({0, rp, off % k, (off + rw) % k})
+    bounds.append(k)
+    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+        pi = qp + 1 if a < rp else qp
+        wi = qw + 1 if (a - off) % k < rw else qw
+        for r in hr:
+            if pi * pdl[r] + wi * wdl[r] > min(cols[r][a:b]) + _EPS:
+                return False
+    return True
+
+
+class _Servers:
+    """Server state of the placement loop (step 4): free resources, the exact server order and the
+    total free amount, plus the tolerant prefix of the order (Sec. 4.2 step 1, see
+    :func:`_extend_prefix`) with its per-resource free amounts and running sums, kept until a job
+    is placed (a job left unplaced changes nothing, so :func:`shrink`'s retries reuse them)."""
+
+    def __init__(self, fr_arr: np.ndarray, sort_by: int, elig: list, total0: np.ndarray, hr: list) -> None:
+        n_res = fr_arr.shape[1]
+        self.fr = fr_arr.tolist()
+        self.total = [float(total0[r]) for r in range(n_res)]
+        self.sort_by = sort_by
+        self.hr = hr
+        elig_arr = np.array(elig, dtype=int)
+        keys = fr_arr[elig_arr, sort_by] if elig else np.zeros(0)
+        srt = np.lexsort((elig_arr, -keys))
+        self.order = list(zip((-keys[srt]).tolist(), elig_arr[srt].tolist(), strict=True))
+        self._reset_prefix()
+
+    def _reset_prefix(self) -> None:
+        self.pref: list = []
+        self.pos = 0
+        self.cols = {r: [] for r in self.hr}
+        self.run = {r: [] for r in self.hr}
+        self.monotone = True  # every free amount in the prefix >= 0: the running sums never drop
+
+    def _grow(self, k: int) -> None:
+        """Extend the tolerant prefix to at least ``k`` servers."""
+        pref, fr = self.pref, self.fr
+        while len(pref) < k:
+            n0 = len(pref)
+            self.pos = _extend_prefix(self.order, pref, self.pos)
+            for r in self.hr:
+                col, run = self.cols[r], self.run[r]
+                acc = run[-1] if run else 0.0
+                for _, s in pref[n0:]:
+                    v = fr[s][r]
+                    if v < 0:
+                        self.monotone = False
+                    col.append(v)
+                    acc += v
+                    run.append(acc)
+
+    def find(self, p, w, pdl, wdl, need_total, extras, offsets_of, search_all):
+        """Step 3: the smallest ``k`` and the even split on the first ``k`` servers, or None."""
+        hr = self.hr
+        if any(need_total[r] > self.total[r] + _EPS for r in hr):
+            return None
+        kmax = min(max(p, w) if extras == "aligned" else p + w, len(self.order))
+        if kmax > len(self.pref):
+            self._grow(kmax)
+        cols, run = self.cols, self.run
+        need = [(run[r], need_total[r] - _EPS) for r in hr]
+        pmax = max(p, w)
+        k0 = 1
+        if self.monotone:  # run[r][k - 1] < lim exactly for k <= bisect_left(run[r], lim)
+            for rr, lim in need:
+                k0 = max(k0, bisect.bisect_left(rr, lim, 0, kmax) + 1)
+            need = []
+        for k in range(k0, kmax + 1):
+            if need and any(rr[k - 1] < lim for rr, lim in need):
+                continue  # the first k servers together lack some resource
+            qp, rp = divmod(p, k)
+            qw, rw = divmod(w, k)
+            for stag in offsets_of:
+                off = rp if stag else 0
+                if not stag and k > p and k > w:
+                    continue  # aligned: a server would stay empty (same as a smaller k)
+                if stag and (rp == 0 or rw == 0) and len(offsets_of) == 2 and k <= pmax:
+                    break  # same layout as the aligned one, already rejected
+                if _fits_layout(cols, hr, k, qp, rp, qw, rw, off, pdl, wdl):
+                    return (
+                        k,
+                        [qp + (1 if i < rp else 0) for i in range(k)],
+                        [qw + (1 if (i - off) % k < rw else 0) for i in range(k)],
+                    )
+            if search_all and (rp or rw):
+                # extras="all": any even split on these k servers (none of the two layouts fits)
+                got = _any_even_split([self.fr[e[1]] for e in self.pref[:k]], qp, rp, qw, rw, pdl, wdl, hr)
+                if got is not None:
+                    return (k, *got)
+        return None
+
+    def commit(self, chosen, pdl, wdl) -> Placement:
+        """Step 4: take the resources of the chosen split and repair the server order."""
+        k, ps_k, w_k = chosen
+        order, fr, total, sort_by = self.order, self.fr, self.total, self.sort_by
+        n_res = len(total)
+        used = self.pref[:k]
+        if used == order[:k]:
+            del order[:k]
+        else:  # a near-tie reordered the prefix: remove the servers used one by one
+            for e in used:
+                del order[bisect.bisect_left(order, e)]
+        ps_at: dict[int, int] = {}
+        w_at: dict[int, int] = {}
+        for i, (_, s) in enumerate(used):
+            pi, wi = ps_k[i], w_k[i]
+            fs = fr[s]
+            for r in range(n_res):
+                d = pi * pdl[r] + wi * wdl[r]
+                fs[r] -= d
+                total[r] -= d
+            if pi:
+                ps_at[s] = pi
+            if wi:
+                w_at[s] = wi
+            bisect.insort(order, (-fs[sort_by], s))
+        self._reset_prefix()
+        return Placement.of(w_at, ps_at)
+
+
+class _OneJobPlacer:
+    """:func:`place` of one job at a time on the same ``free`` (the retries of
+    :func:`dlsched.optimus.policy.shrink_and_place`), validating ``free`` and building the server
+    order once: ``attempt(job_id, p, w, ps_demand, worker_demand)`` returns what
+    ``place([PlaceJob(...)], free, ...).placements[job_id]`` would (None if unplaced) and, when
+    the job is placed, writes the new free resources into ``free`` (as ``free[:] = res.free``)."""
+
+    def __init__(self, free: np.ndarray, sort_by: int, hard, extras: str) -> None:
+        fr_arr, sort_by, elig, hr = _check_cluster(free, sort_by, None, hard, extras)
+        self.free = free
+        self.n_res = fr_arr.shape[1]
+        self.extras = extras
+        self.offsets_of = {
+            "aligned": (False,),
+            "staggered": (True,),
+            "either": (False, True),
+            "all": (False, True),
+        }[extras]
+        total0 = fr_arr[elig].sum(axis=0) if elig else np.zeros(self.n_res)
+        self.srv = _Servers(fr_arr, sort_by, elig, total0, hr)
+
+    def attempt(self, job_id: int, p: int, w: int, ps_demand, worker_demand) -> Placement | None:
+        job = PlaceJob(job_id, p, w, ps_demand, worker_demand)
+        if job.ps_demand.size != self.n_res:
+            raise ValueError(
+                f"job {job.job_id}: demands have {job.ps_demand.size} entries, free has {self.n_res}"
+            )
+        pdm = job.ps_demand[None, :]
+        wdm = job.worker_demand[None, :]
+        counts = np.array([[float(job.ps), float(job.workers)]])
+        dem = counts[:, :1] * pdm + counts[:, 1:] * wdm
+        pdl, wdl = pdm[0].tolist(), wdm[0].tolist()
+        srv = self.srv
+        chosen = srv.find(
+            job.ps, job.workers, pdl, wdl, dem[0].tolist(), self.extras, self.offsets_of, self.extras == "all"
+        )
+        if chosen is None:
+            return None
+        got = srv.commit(chosen, pdl, wdl)
+        self.free[:] = np.array(srv.fr, dtype=float).reshape(self.free.shape)
+        return got
+
+
 def _place(ids, ps, ws, pdm, wdm, fr_arr, sort_by, elig, hr, extras) -> PlacementResult:
     """The placement loop of :func:`place` on validated arrays."""
     n_srv, n_res = fr_arr.shape
@@ -441,98 +619,19 @@ def _place(ids, ps, ws, pdm, wdm, fr_arr, sort_by, elig, hr, extras) -> Placemen
     else:
         perm, pd_rows, wd_rows, dem_rows = [], [], [], []
 
-    fr = fr_arr.tolist()
-    total = [float(total0[r]) for r in range(n_res)]
-    elig_arr = np.array(elig, dtype=int)
-    keys = fr_arr[elig_arr, sort_by] if elig else np.zeros(0)
-    srt = np.lexsort((elig_arr, -keys))
-    order = list(zip((-keys[srt]).tolist(), elig_arr[srt].tolist(), strict=True))
+    srv = _Servers(fr_arr, sort_by, elig, total0, hr)
     placements: dict[int, Placement] = {}
     unplaced: list[int] = []
     for n_job in perm:
         job_id = ids[n_job]
-        p, w = ps[n_job], ws[n_job]
         pdl = pd_rows[n_job]
         wdl = wd_rows[n_job]
-        need_total = dem_rows[n_job]
-        if any(need_total[r] > total[r] + _EPS for r in hr):
-            unplaced.append(job_id)
-            continue
-        kmax = min(max(p, w) if extras == "aligned" else p + w, len(order))
-        run = [0.0] * n_res
-        chosen = None
-        pref: list = []  # the first servers in the tolerant order (Sec. 4.2 step 1, see _extend_prefix)
-        pos = 0
-        for k in range(1, kmax + 1):
-            while len(pref) < k:
-                pos = _extend_prefix(order, pref, pos)
-            s_new = pref[k - 1][1]
-            f_new = fr[s_new]
-            short = False
-            for r in hr:
-                run[r] += f_new[r]
-                if run[r] < need_total[r] - _EPS:
-                    short = True
-            if short:
-                continue  # the first k servers together lack some resource
-            qp, rp = divmod(p, k)
-            qw, rw = divmod(w, k)
-            for stag in offsets_of:
-                off = rp if stag else 0
-                if not stag and k > p and k > w:
-                    continue  # aligned: a server would stay empty (same as a smaller k)
-                if stag and (rp == 0 or rw == 0) and len(offsets_of) == 2 and k <= max(p, w):
-                    break  # same layout as the aligned one, already rejected
-                ok = True
-                for i in range(k):
-                    pi = qp + (1 if i < rp else 0)
-                    wi = qw + (1 if (i - off) % k < rw else 0)
-                    fs = fr[pref[i][1]]
-                    for r in hr:
-                        if pi * pdl[r] + wi * wdl[r] > fs[r] + _EPS:
-                            ok = False
-                            break
-                    if not ok:
-                        break
-                if ok:
-                    chosen = (
-                        k,
-                        [qp + (1 if i < rp else 0) for i in range(k)],
-                        [qw + (1 if (i - off) % k < rw else 0) for i in range(k)],
-                    )
-                    break
-            if chosen is None and search_all and (rp or rw):
-                # extras="all": any even split on these k servers (none of the two layouts fits)
-                got = _any_even_split([fr[e[1]] for e in pref[:k]], qp, rp, qw, rw, pdl, wdl, hr)
-                if got is not None:
-                    chosen = (k, *got)
-            if chosen is not None:
-                break
+        chosen = srv.find(ps[n_job], ws[n_job], pdl, wdl, dem_rows[n_job], extras, offsets_of, search_all)
         if chosen is None:
             unplaced.append(job_id)
             continue
-        k, ps_k, w_k = chosen
-        used = pref[:k]
-        if used == order[:k]:
-            del order[:k]
-        else:  # a near-tie reordered the prefix: remove the servers used one by one
-            for e in used:
-                del order[bisect.bisect_left(order, e)]
-        ps_at: dict[int, int] = {}
-        w_at: dict[int, int] = {}
-        for i, (_, s) in enumerate(used):
-            pi, wi = ps_k[i], w_k[i]
-            fs = fr[s]
-            for r in range(n_res):
-                d = pi * pdl[r] + wi * wdl[r]
-                fs[r] -= d
-                total[r] -= d
-            if pi:
-                ps_at[s] = pi
-            if wi:
-                w_at[s] = wi
-            bisect.insort(order, (-fs[sort_by], s))
-        placements[job_id] = Placement.of(w_at, ps_at)
+        placements[job_id] = srv.commit(chosen, pdl, wdl)
+    fr = srv.fr
     out_free = np.array(fr, dtype=float).reshape(n_srv, n_res)
     out_free.setflags(write=False)
     return PlacementResult(placements, tuple(unplaced), out_free, tuple(ids[i] for i in perm))

@@ -100,8 +100,8 @@ from dlsched.core.policy import BasePolicy, ClusterView, JobView
 from dlsched.core.schedule import Decision, Placement
 from dlsched.optimus.allocation import GAIN_UNITS, STOP_RULES, AllocJob, allocate, speed_function
 from dlsched.optimus.baselines import tetris_allocate
-from dlsched.optimus.fitting import OnlineLossFit, fit_speed, remaining_epochs, sample_speeds
-from dlsched.optimus.placement import EXTRAS, PlaceJob, place, place_allocation
+from dlsched.optimus.fitting import OnlineLossFit, _SpeedSamples, remaining_epochs, sample_speeds
+from dlsched.optimus.placement import EXTRAS, _OneJobPlacer, place_allocation
 
 PRERUN_PAIRS: tuple[tuple[int, int], ...] = ((1, 1), (1, 2), (2, 2), (2, 4), (4, 4))
 """The 5 pre-run (p, w) configurations (Sec. 6.1); they identify Eq. (3) and Eq. (4)."""
@@ -149,6 +149,7 @@ class _JobState:
     last_counts: tuple[int, int] | None = None
     info: dict[str, float] = field(default_factory=dict)
     signs: tuple[float, float] | None = None  # error_draw="job": (convergence, speed) signs
+    fitter: _SpeedSamples = field(default_factory=_SpeedSamples)  # validated columns of samples
 
 
 class Estimates:
@@ -264,8 +265,8 @@ class Estimates:
             st.samples.append((counts[0], counts[1], (view.work_done - st.last_work) / slot_seconds))
             st.dirty = True
         if st.dirty:
-            fit = fit_speed(st.samples, model.mode, model.batch if model.mode == "sync" else None)
-            st.speed = (fit.mode, fit.theta, fit.M)
+            # (mode, theta, M) of fit_speed(st.samples, ...); only the new samples are validated
+            st.speed = st.fitter.fit(st.samples, model.mode, model.batch if model.mode == "sync" else None)
             st.dirty = False
         epoch_now = view.work_done / model.work_per_epoch if model.work_per_epoch > 0 else 0.0
         fit = st.loss.current()
@@ -737,18 +738,12 @@ def shrink_and_place(
         None if even 1 PS + 1 worker do not fit.
     """
 
+    # place([PlaceJob(job.job_id, p, w, ...)], free, ...) per attempt, with the server order built
+    # once (a failed attempt leaves ``free`` unchanged); ``free[:] = res.free`` on success
+    placer = _OneJobPlacer(free, sort_by, hard, extras)
+
     def attempt(p: int, w: int) -> Placement | None:
-        res = place(
-            [PlaceJob(job.job_id, p, w, job.ps_demand, job.worker_demand)],
-            free,
-            sort_by=sort_by,
-            hard=hard,
-            extras=extras,
-        )
-        if not res.placements:
-            return None
-        free[:] = res.free
-        return res.placements[job.job_id]
+        return placer.attempt(job.job_id, p, w, job.ps_demand, job.worker_demand)
 
     return shrink(job, counts, attempt)
 
