@@ -19,8 +19,16 @@ that the one-off imports of dlsched, numpy and pandas are not part of the compar
 aim is a speed-up of 1.8x for 2 workers over 1 on a 2-core machine; the scheduler, the client
 and the OS share those 2 cores.
 
+With ``--arena`` (issue 23, "the arena sweep spreads over a Dask cluster ... one point per
+(scheduler, trace, seed)") the sweep is notebook 60's instead: :func:`dlsched.arena.experiments.
+arena_point` on :func:`~dlsched.arena.experiments.arena_grid` of both of its windows (Philly week 7
+cluster 11cb48 and ITP week 4 cluster 1, ``node_scale`` 0.25), every compatible (model, policy)
+pair, seeds ``0..P-1`` (``--points``, default 1 here), the first ``--jobs`` jobs of each window
+(default 60, the notebook's quick size; its paper size is 400). The warm-up point is the first
+grid point with ``--warmup-jobs`` jobs.
+
 Run: ``.venv/bin/python benchmarks/bench_dask_speedup.py [--points P] [--jobs N] [--repeat R]
-[--workload W] [--policy P] [--fn module.function]``.
+[--workload W] [--policy P] [--fn module.function] [--arena]``.
 """
 
 from __future__ import annotations
@@ -106,10 +114,30 @@ def _on_cluster(
     return table, best, cpu, startup
 
 
+def _arena(seeds: int, max_jobs: int, warmup_jobs: int):
+    """(fn, grid, warm-up point, description) of notebook 60's sweep at ``max_jobs`` jobs."""
+    from dlsched.arena import experiments as ax
+
+    windows = [("philly", 7, "11cb48"), ("itp", 4, 1)]  # notebook 60's parameters
+    grid = [
+        point
+        for tr, wk, cl in windows
+        for point in ax.arena_grid(trace=tr, week=wk, cluster=cl, seeds=list(range(seeds)),
+                                   max_jobs=max_jobs, node_scale=0.25)
+    ]  # fmt: skip
+    warmup = {**grid[0], "max_jobs": warmup_jobs}
+    what = (f"notebook 60's arena, {len(grid)} points (every compatible model/policy pair of "
+            f"{len(windows)} windows x seeds 0..{seeds - 1}), {max_jobs} jobs per window")
+    return ax.arena_point, grid, warmup, what
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--points", type=int, default=8, help="grid points (seeds 0..P-1); default 8")
-    ap.add_argument("--jobs", type=int, default=3000, help="workload.n_jobs of every point; default 3000")
+    ap.add_argument("--points", type=int, default=None,
+                    help="seeds 0..P-1 (grid points without --arena); default 8, or 1 with --arena")
+    ap.add_argument("--jobs", type=int, default=None,
+                    help="workload.n_jobs of every point (default 3000), or the arena's max_jobs "
+                         "(default 60)")
     ap.add_argument("--workload", default="philly_like", help="registry workload; default philly_like")
     ap.add_argument("--policy", default="drf", help="registry policy; default drf")
     ap.add_argument(
@@ -117,20 +145,28 @@ def main(argv: list[str] | None = None) -> int:
         default="dlsched.experiments.simulation_summary",
         help="experiment function fn(params) -> DataFrame, as an import path",
     )
+    ap.add_argument("--arena", action="store_true",
+                    help="notebook 60's arena sweep (one point per policy, window and seed) instead")
     ap.add_argument("--repeat", type=int, default=1, help="timed runs per configuration, best kept")
     ap.add_argument("--warmup-jobs", type=int, default=50, help="n_jobs of the untimed warm-up point")
     args = ap.parse_args(argv)
+    if args.points is None:
+        args.points = 1 if args.arena else 8
+    if args.jobs is None:
+        args.jobs = 60 if args.arena else 3000
     if min(args.points, args.jobs, args.repeat, args.warmup_jobs) < 1:
         ap.error("--points, --jobs, --repeat and --warmup-jobs must be positive")
-    fn = _import(args.fn)
-    base = {"workload": args.workload, "policy": args.policy, "workload.n_jobs": args.jobs}
-    grid = [{**base, "seed": s} for s in range(args.points)]
-    warmup = {**base, "seed": 0, "workload.n_jobs": args.warmup_jobs}
+    if args.arena:
+        fn, grid, warmup, what = _arena(args.points, args.jobs, args.warmup_jobs)
+    else:
+        fn = _import(args.fn)
+        base = {"workload": args.workload, "policy": args.policy, "workload.n_jobs": args.jobs}
+        grid = [{**base, "seed": s} for s in range(args.points)]
+        warmup = {**base, "seed": 0, "workload.n_jobs": args.warmup_jobs}
+        what = f"{args.points} points of {base}, seeds 0..{args.points - 1}"
+    args.points = len(grid)
 
-    print(
-        f"{fn.__module__}.{fn.__qualname__}: {args.points} points of {base}, seeds 0..{args.points - 1}; "
-        f"{os.cpu_count()} CPUs, no cache"
-    )
+    print(f"{fn.__module__}.{fn.__qualname__}: {what}; {os.cpu_count()} CPUs, no cache")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     if load > 0.5:
         print(f"warning: 1-minute load average {load:.2f} before the run; other processes share the CPUs")

@@ -116,3 +116,15 @@ def test_scalar_fast_paths_agree_with_the_array_paths():
         assert N.greater(a, b) == bool(N.greater(np.array(a), b))
         assert N.less(a, b) == bool(N.less(np.array(a), b))
         assert N.tolerance(a, b) == float(N.tolerance(np.array(a), np.array(b)))
+
+
+def test_argmin_1d_equals_argmin_on_ties_infinities_and_nan():
+    """The hot-loop fast path (A_online's PS choice and Alg. 4 line 37) picks what argmin picks."""
+    rng = np.random.default_rng(5)
+    for _ in range(2000):
+        n = int(rng.integers(1, 9))
+        v = rng.choice([0.0, 1.0, 1.0 + 5e-10, 1.0 + 2e-9, -3.0, np.inf, -np.inf, np.nan], size=n)
+        v = v * rng.choice([1.0, 1e12, 1e-12])
+        if np.isnan(v).all():
+            continue
+        assert N.argmin_1d(v) == N.argmin(v), v

@@ -102,17 +102,6 @@ from dlsched.core.schedule import Decision, Placement
 _EPS = 1e-9  # capacity fits, ceil/floor of slot and worker counts, data-ready times: not a tie rule
 
 
-def _argmin(v: np.ndarray) -> int:
-    """:func:`numerics.argmin` of a 1-d float array, no keys: the same tolerance (REL_TOL of the
-    minimum) and the same tie to the smallest index, without its general checks."""
-    if np.isnan(v).any():
-        return numerics.argmin(v)
-    m = float(v.min())
-    a = abs(m)
-    lim = m + (numerics.REL_TOL * (a if math.isfinite(a) else 0.0) + numerics.ABS_TOL)
-    return int(np.argmax((v == m) | (v <= lim)))
-
-
 def time_points(limit: int) -> Iterator[int]:
     r"""The time points :math:`\tau_i = 2^{i-1}`, :math:`i = 1, 2, \dots`, up to ``limit``."""
     tau = 1
@@ -356,7 +345,7 @@ class BatchSche(BasePolicy):
             cand = np.flatnonzero(ps_ok)
             # cheapest PS server: costs within numerics tolerance (REL_TOL of the minimum) tie;
             # ties -> the lower server index
-            ps_server = int(cand[_argmin(cp[cand])])
+            ps_server = int(cand[numerics.argmin_1d(cp[cand])])
             cost = numerics.dot(cw, y) + float(cp[ps_server])
             # least-cost configuration: cost < best by more than numerics tolerance (REL_TOL of the
             # larger); ties -> the first found, the fewest workers (as Alg. 2 line 11)

@@ -789,16 +789,6 @@ def _cost_c(q: _Quote, n: int, order: str) -> _Cand | None:
     return _Cand(cost, n, d, "C", {s: n}, {s: 1})  # line 7
 
 
-def _argmin(v: np.ndarray) -> int:
-    """:func:`numerics.argmin` of a 1-d float array (the same tolerance rule, no keys)."""
-    if np.isnan(v).any():
-        return numerics.argmin(v)
-    m = float(v.min())
-    a = abs(m)
-    lim = m + (numerics.REL_TOL * (a if math.isfinite(a) else 0.0) + numerics.ABS_TOL)
-    return int(np.argmax((v == m) | (v <= lim)))
-
-
 def _cost_d(q: _Quote, n: int, order: str, move_rule: str) -> _Cand | None:
     job = q.job
     d = job.duration(n, False)  # Alg. 4 line 2 with xi_j = 0
@@ -879,7 +869,7 @@ def _cost_d(q: _Quote, n: int, order: str, move_rule: str) -> _Cand | None:
     allc = costs[0] if len(costs) == 1 else np.concatenate(costs)
     # line 37 "sort L by cost, take L_1": costs within numerics tolerance (REL_TOL of the larger)
     # tie; ties -> the first recorded (lines 13-17 in sorted order, then lines 18-33 by i1)
-    k = _argmin(allc)
+    k = numerics.argmin_1d(allc)
     g = 0
     while k >= len(costs[g]):  # which group
         k -= len(costs[g])

@@ -194,7 +194,8 @@ class DRF(BasePolicy):
                 continue
             p = elastic[j]
             st = _Grow(d, rank[j], mask, self._cap(d.spec), dict(p.workers), dict(p.ps))
-            reserved += _held(st)
+            st.held = _held(st)
+            reserved += st.held
             movers.append(st)
         bound = self._bound
         bound.clear()
@@ -246,7 +247,7 @@ class DRF(BasePolicy):
 
     def _grow(self, st: _Grow, step: int, free: np.ndarray, reserved: np.ndarray) -> bool:
         """One step of progressive filling for ``st`` (the former loop's body); False: drop it."""
-        own = _held(st) if st.prev_w is not None else None
+        own = st.held if st.prev_w is not None else None  # _held(st), kept since it last changed
         capped = st.cap is not None and st.w + step > st.cap
         if capped or step > self._bound.tasks(free, "worker", st.d.wkey):
             # capped, or its workers certainly do not fit (placing them would fail, changing nothing)
@@ -259,13 +260,14 @@ class DRF(BasePolicy):
         mask = st.mask
         placer = self._placer
         w_new = p_new = None
+        left_w, left_p = _left(st.prev_w, st.workers), _left(st.prev_p, st.ps)  # place() only reads them
         # first respect the others' servers, then not
         for keep in (reserved - own if own is not None else reserved, None):
             snapshot = free.copy()
-            w_new = placer.place(free, d.wd, step, "worker", mask, _left(st.prev_w, st.workers), keep)
+            w_new = placer.place(free, d.wd, step, "worker", mask, left_w, keep)
             p_new = None
             if w_new is not None:
-                p_new = placer.place(free, d.pd, dp, "ps", mask, _left(st.prev_p, st.ps), keep)
+                p_new = placer.place(free, d.pd, dp, "ps", mask, left_p, keep)
             if w_new is not None and p_new is not None:
                 break
             free[:] = snapshot
@@ -279,7 +281,8 @@ class DRF(BasePolicy):
         for s, c in p_new.items():
             st.ps[s] = st.ps.get(s, 0) + c
         if own is not None:
-            reserved -= own - _held(st)
+            st.held = _held(st)
+            reserved -= own - st.held
         st.w += step
         st.p += dp
         return True
@@ -432,7 +435,7 @@ class _ShareQueue:
 class _Grow:
     """One admitted job's growth in one decision (the former per-job state dict)."""
 
-    __slots__ = ("d", "rank", "mask", "cap", "w", "p", "workers", "ps", "prev_w", "prev_p")
+    __slots__ = ("d", "rank", "mask", "cap", "w", "p", "workers", "ps", "prev_w", "prev_p", "held")
 
     def __init__(self, d: JobData, rank: int, mask, cap, prev_w, prev_p) -> None:
         self.d = d
@@ -445,6 +448,7 @@ class _Grow:
         self.ps: dict[int, int] = {}
         self.prev_w = prev_w  # previous placement (None for a job that was not running)
         self.prev_p = prev_p
+        self.held: np.ndarray | None = None  # _held(self) while prev_w is set, kept up to date
 
 
 def _held(st: _Grow) -> np.ndarray:

@@ -203,6 +203,18 @@ def argmin(values, keys=None) -> int:
     return int(cand[np.lexsort((cand, k))[0]])
 
 
+def argmin_1d(v: np.ndarray) -> int:
+    """:func:`argmin` of a 1-d float64 array without keys, for hot loops: the same tolerance
+    (REL_TOL of the minimum) and the same tie to the smallest index, without the general
+    conversions and checks (an array holding nan goes through :func:`argmin`)."""
+    if np.isnan(v).any():
+        return argmin(v)
+    m = float(v.min())
+    a = abs(m)
+    lim = m + (REL_TOL * (a if math.isfinite(a) else 0.0) + ABS_TOL)
+    return int(np.argmax((v == m) | (v <= lim)))
+
+
 def argmax(values, keys=None) -> int:
     """Index of the largest value, ties as in :func:`argmin` (smallest key / index wins)."""
     v = np.asarray(values, dtype=np.float64)

@@ -68,6 +68,7 @@ class RoundRobin:
         self._servers = {r: cluster.servers_for(r) for r in ("worker", "ps")}
         self._pointer = {"worker": 0, "ps": 0}
         self._hard = cluster.hard
+        self._all_hard = bool(np.all(cluster.hard))  # then x[..., hard] is x: index rows only
 
     def reset_pointers(self) -> None:
         """Start round robin again from the first server of each role."""
@@ -133,10 +134,17 @@ class RoundRobin:
         # One fit test per server up front, then only the server that took a task is re-tested:
         # the same choices as trying servers[start], servers[start + 1], ... with fits().
         h = self._hard
-        need = demand[h] - _EPS
-        room = free[np.ix_(servers, h)]
-        if reserve is not None:
-            room = room - reserve[np.ix_(servers, h)]
+        if self._all_hard:  # the same copies as the general branch, without np.ix_
+            dh = demand
+            room = free[servers]
+            if reserve is not None:
+                room = room - reserve[servers]
+        else:
+            dh = demand[h]
+            room = free[np.ix_(servers, h)]
+            if reserve is not None:
+                room = room - reserve[np.ix_(servers, h)]
+        need = dh - _EPS
         ok = np.all(room >= need, axis=1)
         while left > 0:
             fitting = np.flatnonzero(ok)
@@ -147,7 +155,7 @@ class RoundRobin:
             j = int(fitting[k]) if k < fitting.size else int(fitting[0])
             s = int(servers[j])
             free[s] -= demand
-            room[j] -= demand[h]
+            room[j] -= dh
             ok[j] = bool(np.all(room[j] >= need))
             out[s] = out.get(s, 0) + 1
             left -= 1

@@ -239,29 +239,9 @@ class UsageCache:
         """``server_usage(cluster, specs, allocations)``, from the previous call's by the changes
         where that is exact. The array returned is the cache's own: read it, do not write it."""
         cur = self._current
-        changed = [(j, p) for j, p in allocations.items() if cur.get(j) is not p]
+        changed = [j for j, p in allocations.items() if cur.get(j) is not p]
         gone = [j for j in cur if j not in allocations]
-        for j, p in changed:  # see the new jobs' demands before trusting integrality
-            self.rows(j, p)
-        if not self.integral:
-            self.used = self.usage(allocations)
-        else:
-            used = self.used
-            for j in gone:
-                servers, rows = self.rows(j, cur[j])
-                np.subtract.at(used, servers, rows)
-            for j, p in changed:
-                if j in cur:
-                    servers, rows = self.rows(j, cur[j])
-                    np.subtract.at(used, servers, rows)
-                servers, rows = self.rows(j, p)
-                np.add.at(used, servers, rows)
-        self._current = dict(allocations)
-        for j in gone:
-            if j in self._dead:
-                self._dead.discard(j)
-                self._jobs.pop(j, None)
-        return self.used
+        return self.apply_changes(allocations, changed, gone)
 
     def apply_changes(
         self, allocations: Mapping[int, Placement], changed: Iterable[int], gone: Iterable[int]

@@ -46,13 +46,20 @@ Exactness of the speed-ups (none changes the result):
 * slots whose prices and usage are identical (e.g. every untouched future slot) share their
   :math:`\theta(t,\cdot)`, computed once per decision;
 * the LP goes to scipy's HiGHS directly (:func:`_solve_highs`: same model, same options, same
-  status rules as ``linprog(method="highs")``, without linprog's Python-side overhead; the block
-  matrix is handed over as the lists HiGHS's binding copies, built once per slot), and the
-  rounding of step 11 skips the evaluation of levels no sample can make feasible while drawing
-  the same random numbers (:meth:`SlotSolver.rounded`);
+  status rules as ``linprog(method="highs")``, without linprog's Python-side overhead, a fresh
+  solver per solve); the model of a block matrix, which depends on the job and the number of
+  machine groups only, is converted for HiGHS once and handed over again with each solve's
+  costs and row bounds (:class:`_LPBlock`, :class:`_LPModels`: every field as a new model's),
+  and the rounding of step 11 skips the evaluation of levels no sample can make feasible while
+  drawing the same random numbers, judging the samples from their entries rounded up
+  (:meth:`SlotSolver.rounded`);
+* step 12's tolerant comparisons (and the ``skip_dominated`` ones) are made only where the result
+  is not already known: an infinite internal cost is greater than any finite cost
+  (:meth:`PDORS.slot_theta`);
 * the machine groups are found by hashing the rows instead of ``np.unique``'s sort (the same
   groups, rows and numbering), and each DP step (21) forms its candidates in one table
-  (:func:`_dp_step`: the same sums, exact minimum and tie window as the loop over ``v``).
+  (:func:`_dp_step`: the same sums, exact minimum and tie window as the loop over ``v``, over the
+  units a finite previous row reaches).
 
 Readings of the spec's [R]/[N] notes, all documented in :func:`price_parameters`: ``U`` uses
 :math:`u_i(d_i^{min} - 1)` (slots are 0-based, a job completing in its arrival slot has duration
@@ -96,6 +103,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -165,28 +173,40 @@ def _solve_highs(c: np.ndarray, indptr: np.ndarray, indices: np.ndarray, data: n
     and the marginals it computes in Python (most of a small LP's time) are skipped.
     Status: 0 optimal, 2 infeasible, 3 unbounded, 1 limit reached, 4 other.
     """
-    return _solve_highs_lists(c, indptr.tolist(), indices.tolist(), data.tolist(), b_ub)
+    lp = _highs_lp(len(c), len(b_ub), indptr.tolist(), indices.tolist(), data.tolist())
+    return _solve_highs_lp(lp, c, b_ub)
 
 
-def _solve_highs_lists(c: np.ndarray, start: list, index: list, value: list, b_ub: np.ndarray) -> _LPResult:
-    """:func:`_solve_highs` with the CSC arrays given as lists of Python numbers (the values of
-    ``indptr.tolist()``, ``indices.tolist()``, ``data.tolist()``): the same model, so callers
-    that can build the lists directly (:meth:`SlotSolver.lp`) skip the array round trip."""
+def _highs_lp(n: int, m: int, start: list, index: list, value: list) -> _highs.HighsLp:
+    """The model of :func:`_solve_highs` with ``n`` columns, ``m`` rows and the CSC matrix given
+    as lists of Python numbers (the values of ``indptr.tolist()``, ``indices.tolist()``,
+    ``data.tolist()``), all but the costs and the row upper bounds, which
+    :func:`_solve_highs_lp` sets per solve. HiGHS copies the model it is passed, so one such
+    object serves every solve with this matrix (:class:`_LPModels` keeps them for
+    :meth:`SlotSolver.lp`: the binding copies list fields element by element, and the matrix is
+    most of a model's conversion)."""
     lp = _highs.HighsLp()
-    n, m = len(c), len(b_ub)
     lp.num_col_ = lp.a_matrix_.num_col_ = n
     lp.num_row_ = lp.a_matrix_.num_row_ = m
     lp.a_matrix_.format_ = _highs.MatrixFormat.kColwise
     # the same values as linprog's arrays; lists convert faster where the binding copies
     # element by element (every field but the cost)
-    lp.col_cost_ = c
     lp.col_lower_ = [0.0] * n
     lp.col_upper_ = [_highs.kHighsInf] * n
     lp.row_lower_ = [-_highs.kHighsInf] * m
-    lp.row_upper_ = b_ub.tolist()
     lp.a_matrix_.start_ = start
     lp.a_matrix_.index_ = index
     lp.a_matrix_.value_ = value
+    return lp
+
+
+def _solve_highs_lp(lp: _highs.HighsLp, c: np.ndarray, b_ub: np.ndarray) -> _LPResult:
+    """:func:`_solve_highs` of the model ``lp`` (:func:`_highs_lp`) with costs ``c`` and row upper
+    bounds ``b_ub``, set here (overwriting a previous solve's): the same model, a fresh solver."""
+    lp.col_cost_ = c  # the binding reads a float64 array directly
+    # the binding copies this field element by element from any sequence: a memoryview yields
+    # the same Python floats as tolist() without building the list
+    lp.row_upper_ = memoryview(np.ascontiguousarray(b_ub, dtype=np.float64))
     highs = _highs._Highs()
     if highs.passOptions(_HIGHS_OPTIONS) == _highs.HighsStatus.kError:
         return _LPResult(4)
@@ -197,12 +217,14 @@ def _solve_highs_lists(c: np.ndarray, start: list, index: list, value: list, b_u
     if run_error or model != _highs.HighsModelStatus.kOptimal:  # no solution: linprog's status
         return _LPResult(_SCIPY_STATUS.get(model, 4))
     sol = highs.getSolution()
-    x = np.array(sol.col_value)
+    col, row = sol.col_value, sol.row_value  # lists of floats
+    x = np.fromiter(col, np.float64, len(col))  # = np.array(col), a little faster
     fun = highs.getInfo().objective_function_value
-    slack = b_ub - sol.row_value
-    if (np.isnan(x).any() or np.isnan(fun) or np.isnan(slack).any()
-            or not np.all(x >= -_CHECK_TOL) or (slack < -_CHECK_TOL).any()):
-        return _LPResult(4, x, fun)  # linprog's _check_result: optimal but infeasible -> 4
+    slack = b_ub - np.fromiter(row, np.float64, len(row))
+    # linprog's _check_result: optimal but a bound or row violated (or nan) -> 4; a nan fails
+    # the ">=" tests, so they also cover linprog's separate nan checks of x and the slack
+    if np.isnan(fun) or not (x >= -_CHECK_TOL).all() or not (slack >= -_CHECK_TOL).all():
+        return _LPResult(4, x, fun)
     return _LPResult(0, x, fun)
 
 
@@ -411,6 +433,10 @@ class PdorsJob:
     pd: np.ndarray  # beta^r
     v_max: int  # most units a slot can hold under (4) with the internal (faster) bandwidth
     workers: str = "ratio"  # integer reading of step 3 (internal_counts)
+    # SlotSolver.lp's constraint matrices per number of machine groups (_LPBlock), shared by the
+    # slots of one search, and their HiGHS models (PDORS.job passes the policy's, shared by its jobs)
+    lp_blocks: dict = field(default_factory=dict, repr=False, compare=False)
+    lp_models: _LPModels = field(default_factory=lambda: _LPModels(), repr=False, compare=False)
 
 
 def quantum(model: PdorsModel, unit: str | int = "levels", levels: int = 100) -> tuple[float, int]:
@@ -448,6 +474,80 @@ def internal_counts(v: np.ndarray, job: PdorsJob) -> tuple[np.ndarray, np.ndarra
 def external_demand(v: np.ndarray, job: PdorsJob) -> np.ndarray:
     """RHS of (26) for ``v`` units: ``v q (tau + 2 g gamma / (b_e F))`` workers (real)."""
     return np.asarray(v, dtype=float) * job.q * sample_time(job.model, False)
+
+
+class _LPBlock:
+    r"""The constraint matrix of :meth:`SlotSolver.lp` for one job and ``G`` machine groups, which
+    depends on nothing else (the prices, capacities and demands are costs and right-hand sides).
+
+    One block, ``x = [w_1..w_G, s_1..s_G]``: rows (24) per (resource, group), then (25), (26),
+    (26'). :meth:`model` gives the HiGHS model of ``m`` such blocks on the diagonal (the levels
+    of one solve) from ``models`` (:class:`_LPModels`)."""
+
+    def __init__(self, job: PdorsJob, G: int, models: _LPModels) -> None:
+        pos = np.flatnonzero((job.wd > 0) | (job.pd > 0))
+        g = np.arange(G)
+        pr = np.repeat(np.arange(len(pos)), G) * G + np.tile(g, len(pos))
+        nr = len(pos) * G
+        rows = np.concatenate([pr, pr, np.full(G, nr), np.full(G, nr + 1), np.full(G, nr + 2),
+                               np.full(G, nr + 2)])
+        cols = np.concatenate([np.tile(g, len(pos)), np.tile(g + G, len(pos)), g, g, g, g + G])
+        vals = np.concatenate([np.repeat(job.wd[pos], G), np.repeat(job.pd[pos], G), np.ones(G),
+                               -np.ones(G), np.full(G, 1.0 / job.model.ratio), -np.ones(G)])
+        keep = vals != 0
+        rows, cols, vals = rows[keep], cols[keep], vals[keep]
+        # the block in CSC (HiGHS's column-wise format, rows ascending in each column, as scipy's
+        # CSR -> CSC conversion inside linprog orders them); m blocks on the diagonal repeat it
+        # with rows and columns shifted
+        order = np.lexsort((rows, cols))
+        self.G, self.pos, self.nr, self.n_rows = G, pos, nr, nr + 3
+        self.rows = rows[order]
+        self.count = np.bincount(cols, minlength=2 * G)
+        self.value = vals[order].tolist()
+        self.pattern = (self.n_rows, self.count.tobytes(), self.rows.tobytes())  # all but values
+        self._models = models
+
+    def model(self, m: int) -> _highs.HighsLp:
+        """The model of ``m`` blocks (costs and row upper bounds set per solve)."""
+        return self._models.get(self, m)
+
+    def build(self, m: int) -> _highs.HighsLp:
+        """A new model of ``m`` blocks (:func:`_highs_lp`)."""
+        index = np.add.outer(np.arange(m) * self.n_rows, self.rows).ravel().tolist()
+        start = np.concatenate([[0], np.cumsum(np.tile(self.count, m))]).tolist()
+        return _highs_lp(2 * self.G * m, self.n_rows * m, start, index, self.value * m)
+
+
+class _LPModels:
+    """The HiGHS models of :class:`_LPBlock`, the ``size`` last used (a model is most of an LP's
+    conversion to HiGHS, see :func:`_highs_lp`), by sparsity pattern and ``m``: blocks of jobs with
+    the same pattern share a model, whose matrix values are set anew when another job's differ.
+    Every field of a model handed out is what a new one would hold (costs and row bounds are
+    set per solve). One per :class:`PDORS` (shared by its jobs) or per :class:`PdorsJob`."""
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self._lru: OrderedDict[tuple, list] = OrderedDict()  # key -> [model, its values list]
+
+    def __getstate__(self) -> dict:  # HiGHS models do not pickle: a copy starts empty
+        return {"size": self.size}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["size"])
+
+    def get(self, blk: _LPBlock, m: int) -> _highs.HighsLp:
+        key = (m,) + blk.pattern
+        entry = self._lru.get(key)
+        if entry is None:
+            entry = self._lru[key] = [blk.build(m), blk.value]
+            if len(self._lru) > self.size:
+                self._lru.popitem(last=False)
+        else:
+            self._lru.move_to_end(key)
+            if entry[1] != blk.value:  # the same pattern with another job's coefficients
+                entry[0].a_matrix_.value_ = blk.value * m
+                entry[1] = blk.value
+        return entry[0]
 
 
 class SlotSolver:
@@ -490,16 +590,17 @@ class SlotSolver:
     def _groups(self):
         """Machines with identical ``(p^w, p^s, free)`` rows: the rows of the groups (in order of
         their first machine) and each machine's group."""
-        rows = np.column_stack([self.pw, self.ps, self.free])
+        rows = np.concatenate((self.pw[:, None], self.ps[:, None], self.free), axis=1)  # column_stack
         if not np.isnan(rows).any():
             # np.unique(rows, axis=0)'s groups without its sort: rows equal entry by entry (+ 0.0
             # makes -0.0 and 0.0 one key, as ==), numbered by first machine; each group's row
             # is its first machine's, as np.unique's stable sort keeps it
             keys = np.ascontiguousarray(rows + 0.0)
             keys = keys.view(np.dtype((np.void, keys.shape[1] * keys.itemsize))).ravel().tolist()
-            ids: dict[bytes, int] = {}
-            group_of = np.array([ids.setdefault(k, len(ids)) for k in keys], dtype=np.intp)
-            first = np.flatnonzero(np.r_[True, group_of[1:] > np.maximum.accumulate(group_of)[:-1]])
+            ids = {k: i for i, k in enumerate(dict.fromkeys(keys))}  # keys in first-seen order
+            group_of = np.array([ids[k] for k in keys], dtype=np.intp)
+            new = group_of[1:] > np.maximum.accumulate(group_of)[:-1]  # a group's first machine
+            first = np.concatenate(([True], new)).nonzero()[0]
             return rows[first], group_of
         uniq, first, inv = np.unique(rows, axis=0, return_index=True, return_inverse=True)
         inv = inv.ravel()
@@ -531,35 +632,19 @@ class SlotSolver:
         G = len(grp)
         k = np.bincount(group_of, minlength=G).astype(float)
         pw, ps, free = grp[:, 0], grp[:, 1], grp[:, 2:]
-        pos = np.flatnonzero((job.wd > 0) | (job.pd > 0))
-        # one block, x = [w_1..w_G, s_1..s_G]: rows (24) per (resource, group), then (25), (26), (26')
-        g = np.arange(G)
-        pr = np.repeat(np.arange(len(pos)), G) * G + np.tile(g, len(pos))
-        nr = len(pos) * G
-        rows = np.concatenate([pr, pr, np.full(G, nr), np.full(G, nr + 1), np.full(G, nr + 2),
-                               np.full(G, nr + 2)])
-        cols = np.concatenate([np.tile(g, len(pos)), np.tile(g + G, len(pos)), g, g, g, g + G])
-        vals = np.concatenate([np.repeat(job.wd[pos], G), np.repeat(job.pd[pos], G), np.ones(G),
-                               -np.ones(G), np.full(G, 1.0 / job.model.ratio), -np.ones(G)])
-        keep = vals != 0
-        rows, cols, vals = rows[keep], cols[keep], vals[keep]
-        n_rows = nr + 3
-        # the block in CSC (HiGHS's column-wise format, rows ascending in each column, as scipy's
-        # CSR -> CSC conversion inside linprog orders them); m blocks on the diagonal repeat it
-        # with rows and columns shifted
-        order = np.lexsort((rows, cols))
-        blk_rows, blk_vals = rows[order], vals[order]
-        blk_count = np.bincount(cols, minlength=2 * G)
-        cap = (k[:, None] * free)[:, pos].T.ravel()  # resource-major, like the rows
+        # the constraint matrix depends on the job and G only: kept per job (PdorsJob.lp_blocks)
+        blocks = getattr(job, "lp_blocks", None)
+        blk = blocks.get(G) if blocks is not None else None
+        if blk is None:
+            models = getattr(job, "lp_models", None)
+            blk = _LPBlock(job, G, models if models is not None else _LPModels())
+            if blocks is not None:
+                blocks[G] = blk
+        nr, n_rows = blk.nr, blk.n_rows
+        cap = (k[:, None] * free)[:, blk.pos].T.ravel()  # resource-major, like the rows
         c1 = np.concatenate([pw, ps])
         shrink = np.ones(n) if shrink is None else np.asarray(shrink, dtype=float)
         solves, seconds = 0, 0.0
-
-        # the CSC lists of n blocks, built once; m blocks are their first m blocks
-        nnz = len(blk_rows)
-        all_index = np.add.outer(np.arange(n) * n_rows, blk_rows).ravel().tolist()
-        all_start = np.concatenate([[0], np.cumsum(np.tile(blk_count, n))]).tolist()
-        blk_value = blk_vals.tolist()
 
         def solve(levels: np.ndarray, c_block: np.ndarray, cover: bool = True) -> _LPResult:
             nonlocal solves, seconds
@@ -572,8 +657,7 @@ class SlotSolver:
                 b[:, nr + 1] = -demands[levels]
             b = b.ravel()
             start = time.perf_counter()
-            res = _solve_highs_lists(np.tile(c_block, m), all_start[: 2 * G * m + 1], all_index[: nnz * m],
-                                     blk_value * m, b)
+            res = _solve_highs_lp(blk.model(m), np.tile(c_block, m), b)
             seconds += time.perf_counter() - start
             solves += 1
             return res
@@ -633,22 +717,40 @@ class SlotSolver:
           (:func:`_skip_uniforms`);
         * after a round where no level found a sample, the remaining rounds are drawn and judged
           at once, as if none will; if one does in round ``r``, the generator is rewound to the
-          end of round ``r`` and the remaining levels go on from there.
+          end of round ``r`` and the remaining levels go on from there;
+        * the samples are judged as :meth:`feasible` judges them, from which entries round up:
+          a sample's sums are the rounded-down sums plus its count of entries rounded up (the
+          same integers), and (24) on a machine is looked up among the four outcomes of its
+          ``w`` and ``s`` entry (down/up each), evaluated once per level with :meth:`feasible`'s
+          arithmetic. Only the round that counts is formed as integers (for step 11's costs).
         """
         job = self.job
         n = len(wbar)
-        nz = np.flatnonzero(((wbar > _EPS) | (sbar > _EPS)).any(axis=0))
-        wv, sv = wbar[:, nz] * scale[:, None], sbar[:, nz] * scale[:, None]
-        w_base, w_frac = _rounding_parts(wv)
-        s_base, s_frac = _rounding_parts(sv)
+        nz = ((wbar > _EPS) | (sbar > _EPS)).any(axis=0).nonzero()[0]
+        base, frac = _rounding_parts(np.stack((wbar[:, nz] * scale[:, None], sbar[:, nz] * scale[:, None])))
+        (w_base, s_base), (w_frac, s_frac) = base, frac  # of w and of s, entry by entry
         # levels no sample can make feasible (see feasible(): every sample has w >= w_base,
         # s >= s_base and sum w <= sum ceil)
         free = self.free[nz]
         hopeless = w_base.sum(axis=1) > job.model.batch
         w_top = (w_base + (w_frac > 0)).sum(axis=1)
         hopeless |= (w_top < demands - 1e-7) | (w_top < 1)
-        for r in np.flatnonzero((job.wd > 0) | (job.pd > 0)):
-            hopeless |= np.any(w_base * job.wd[r] + s_base * job.pd[r] > free[:, r] + _EPS, axis=1)
+        for r in ((job.wd > 0) | (job.pd > 0)).nonzero()[0]:
+            hopeless |= (w_base * job.wd[r] + s_base * job.pd[r] > free[:, r] + _EPS).any(axis=1)
+        # (24) per machine for the four outcomes of its (w, s) entry: bit dw + 2 ds of `broken` is
+        # set where (w_base + dw, s_base + ds) breaks it, feasible()'s test on the same values
+        # (not needed when no level can succeed)
+        broken = np.zeros(w_base.shape, dtype=np.uint8)
+        if not hopeless.all():
+            dw = np.array([0.0, 1.0, 0.0, 1.0])[:, None, None]  # outcome 0..3: (dw, ds)
+            ds = np.array([0.0, 0.0, 1.0, 1.0])[:, None, None]
+            fits = np.ones((4,) + w_base.shape, dtype=bool)
+            for r in ((job.wd > 0) | (job.pd > 0)).nonzero()[0]:
+                fits &= (w_base + dw) * job.wd[r] + (s_base + ds) * job.pd[r] <= free[:, r] + _EPS
+            for bit in range(4):
+                broken |= (~fits[bit]).view(np.uint8) << bit
+        # the rounded-down sums, exact integers
+        w_sum, s_sum = w_base.sum(axis=1).astype(np.int64), s_base.sum(axis=1).astype(np.int64)
         cost = np.full(n, INF)
         w_out = np.zeros((n, len(nz)), dtype=np.int64)
         s_out = np.zeros((n, len(nz)), dtype=np.int64)
@@ -667,22 +769,28 @@ class SlotSolver:
             batch = 1 if found_last or not can_rewind else left
             state = rng.bit_generator.state if batch > 1 else None
             draws = rng.random((batch, 2) + one)  # per round: w's, then s's
+            # entries rounded up, (batch, trials, live levels, nz): round_solution's comparison
+            up_w = draws[:, 0] < w_frac[todo]
+            up_s = draws[:, 1] < s_frac[todo]
             if not live.all():
-                draws = draws[:, :, :, live]
+                up_w, up_s = up_w[:, :, live], up_s[:, :, live]
             lv = todo[live]
-            # (batch, live levels, trials, nz), the layout of one round's swapped round_solution
-            w = np.swapaxes((w_base[lv] + (draws[:, 0] < w_frac[lv])).astype(np.int64), 1, 2)
-            s = np.swapaxes((s_base[lv] + (draws[:, 1] < s_frac[lv])).astype(np.int64), 1, 2)
-            ok = self.feasible(w, s, demands[lv][:, None], nz)
+            ok = self._feasible_ups(up_w, up_s, w_sum[lv], s_sum[lv], demands[lv], broken[lv])
+            ok = ok.swapaxes(1, 2)  # (batch, live levels, trials), as feasible() on the samples
             found = ok.any(axis=2)  # (batch, live levels)
-            hit = np.flatnonzero(found.any(axis=1))
+            hit = found.any(axis=1).nonzero()[0]
             r = int(hit[0]) if len(hit) else batch - 1  # the round whose outcome counts
             found_last = bool(len(hit))
             if len(hit) and r < batch - 1:  # rewind the generator to the end of round r
                 rng.bit_generator.state = state
                 _skip_uniforms(rng, (r + 1) * 2 * math.prod(one))
             left -= r + 1
-            w, s, ok, found = w[r], s[r], ok[r], found[r]
+            ok, found = ok[r], found[r]
+            if not found.any():
+                continue  # no level found a sample: nothing to pick (c below would be all inf)
+            # round r's samples, (live levels, trials, nz), the layout of a swapped round_solution
+            w = (w_base[lv] + up_w[r]).astype(np.int64).swapaxes(0, 1)
+            s = (s_base[lv] + up_s[r]).astype(np.int64).swapaxes(0, 1)
             c = np.where(ok, numerics.dot(w, pw) + numerics.dot(s, ps), INF)
             # step 11 (spec [N]: the cheapest feasible sample): costs within REL_TOL of the
             # row's minimum tie, the earliest sample (draw order) wins
@@ -694,6 +802,24 @@ class SlotSolver:
             s_out[rows] = s[found, pick[found]]
             todo = np.setdiff1d(todo, rows, assume_unique=True)
         return cost, w_out, s_out, nz
+
+    def _feasible_ups(self, up_w: np.ndarray, up_s: np.ndarray, w_sum: np.ndarray, s_sum: np.ndarray,
+                      demand: np.ndarray, broken: np.ndarray) -> np.ndarray:
+        """:meth:`feasible` of the samples ``w_base + up_w``, ``s_base + up_s`` (booleans, shape
+        (..., levels, nz)) from the levels' rounded-down sums ``w_sum``, ``s_sum`` and ``broken``
+        (levels x nz: bit ``dw + 2 ds`` set where that outcome breaks (24), see :meth:`rounded`).
+        The same tests on the same values, so the same booleans; shape (..., levels)."""
+        job = self.job
+        W = w_sum + np.count_nonzero(up_w, axis=-1)
+        S = s_sum + np.count_nonzero(up_s, axis=-1)
+        # (26) with HiGHS's feasibility tolerance 1e-7, (25), sum w >= 1 and (26') as in feasible()
+        ok = (W <= job.model.batch) & (W >= demand - 1e-7) & (W >= 1)
+        ok &= S * job.model.ratio >= W - _EPS
+        cols = broken.any(axis=0).nonzero()[0]  # machines where some outcome breaks (24)
+        if len(cols):
+            outcome = up_w[..., cols].view(np.uint8) | (up_s[..., cols].view(np.uint8) << 1)
+            ok &= ~((broken[:, cols] >> outcome) & 1).any(axis=-1)
+        return ok
 
 
 _DP_TABLE_MAX = 1 << 21  # entries of the (v, x) candidate table of _dp_step built at once
@@ -708,24 +834,28 @@ def _dp_step(prev: np.ndarray, cost: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
     The candidates ``prev[x - v] + cost[v]`` are formed in one (v, x) table when it is small (the
     same additions, an exact minimum and the first ``v`` in the tie window, as the loop over
-    ``v`` below computes them), else ``v`` by ``v``."""
+    ``v`` below computes them; only over the ``x`` that a finite ``prev`` entry can reach), else
+    ``v`` by ``v``."""
     n = len(prev) - 1
-    vs = np.flatnonzero(np.isfinite(cost))  # ascending v
+    vs = np.isfinite(cost).nonzero()[0]  # ascending v
     if len(vs) * (n + 1) <= _DP_TABLE_MAX:
         new = np.full(n + 1, INF)
         ch = np.zeros(n + 1, dtype=np.int64)
-        if len(vs) == 0:
+        reach = (prev != INF).nonzero()[0]  # a finite candidate needs x - v among these
+        if len(vs) == 0 or len(reach) == 0:
             return new, ch
-        back = np.arange(n + 1)[None, :] - vs[:, None]  # x - v
+        # only the columns x = lo..hi can have one (the others stay inf, v = 0, as in the loop)
+        lo, hi = int(reach[0]), min(n, int(reach[-1]) + int(vs[-1]))
+        back = np.arange(lo, hi + 1)[None, :] - vs[:, None]  # x - v
         cand = np.where(back >= 0, prev[np.maximum(back, 0)] + cost[vs][:, None], INF)
         low = cand.min(axis=0)
         lim = low + numerics.tolerance(low)
         take = np.isfinite(cand) & (cand <= lim)
         has = take.any(axis=0)
         first = np.argmax(take, axis=0)
-        x = np.flatnonzero(has)
-        new[x] = cand[first[x], x]
-        ch[x] = vs[first[x]]
+        x = has.nonzero()[0]
+        new[lo + x] = cand[first[x], x]
+        ch[lo + x] = vs[first[x]]
         return new, ch
     low = np.full(n + 1, INF)
     for v, c in enumerate(cost):
@@ -898,6 +1028,7 @@ class PDORS(BasePolicy):
         self.decision_seconds: dict[int, float] = {}
         self.lp_stats: dict[int, tuple[int, float]] = {}
         self.history: list[dict[str, float]] = []
+        self._lp_models = _LPModels()  # HiGHS models shared by the searches (SlotSolver.lp)
 
     def _init_horizon(self, T: int) -> None:
         self._T = T
@@ -922,7 +1053,7 @@ class PDORS(BasePolicy):
         c = self.cluster
         v_max = int(math.floor(m.batch / (q * sample_time(m, True)) + _EPS))  # _EPS: integral quotients
         return PdorsJob(spec, m, q, n, c.vector(spec.worker_demand), c.vector(spec.ps_demand), v_max,
-                        self.workers)
+                        self.workers, lp_models=self._lp_models)
 
     def slot_theta(self, job: PdorsJob, t: int, skip_dominated: bool = True) -> SlotTheta:
         r""":math:`\theta(t, v)` for ``v = 0..v_max`` (Algorithm 4) against the current state.
@@ -951,11 +1082,15 @@ class PDORS(BasePolicy):
             # the internal cost is already no larger, step 12 picks internal whatever the LP says
             bound = dw * float(solver.pw.min()) + dw / job.model.ratio * float(solver.ps.min())
             # c_int <= bound + tol(bound) and c_ext >= bound imply step 12's tolerant rule picks
-            # internal, so the skip never changes theta or the branch
-            skipped = ext_ok & ~numerics.greater(c_int, bound)
+            # internal, so the skip never changes theta or the branch. An infinite c_int is greater
+            # than any finite bound (its tolerance is 0): compared only where it is not so
+            cmp = ext_ok & ~((c_int == INF) & np.isfinite(bound))
+            skipped = np.zeros(top + 1, dtype=bool)
+            if cmp.any():
+                skipped[cmp] = ~numerics.greater(c_int[cmp], bound[cmp])
             ext_ok &= ~skipped
             c_ext[skipped] = c_lp[skipped] = np.nan
-        lvl = np.flatnonzero(ext_ok)
+        lvl = ext_ok.nonzero()[0]
         g_lvl = g_delta(np.where(dw[lvl] > 0, dw[lvl], 1.0), self.delta, job.model.ratio, self.g_delta)
         lp_cost, wbar, sbar, solves, secs = solver.lp(dw[lvl], g_lvl if self.headroom else None)
         c_lp[lvl] = lp_cost
@@ -963,7 +1098,10 @@ class PDORS(BasePolicy):
         ok_lp = np.isfinite(lp_cost)
         if skip_dominated and not self.headroom:  # with headroom the LP bounds nothing: round all
             # round only where external can still win step 12 (c_ext >= LP*): c_int > LP* + tol
-            ok_lp &= numerics.greater(c_int[lvl], lp_cost)
+            # (an infinite c_int is greater than every finite LP*: compared where it is finite)
+            cmp = ok_lp & (c_int[lvl] != INF)
+            if cmp.any():
+                ok_lp[cmp] = numerics.greater(c_int[lvl[cmp]], lp_cost[cmp])
             c_ext[lvl[np.isfinite(lp_cost) & ~ok_lp]] = np.nan
         if ok_lp.any():
             scale = g_lvl[ok_lp]
@@ -971,26 +1109,32 @@ class PDORS(BasePolicy):
                                                   self.rng, self.trials)
             srv = self._srv[nz].tolist()  # Python ints, as int() of each entry
             r_wl, r_sl = r_w.tolist(), r_s.tolist()
-            for i, lv in enumerate(lvl[ok_lp]):
-                if math.isfinite(r_cost[i]):
-                    c_ext[lv] = r_cost[i]
-                    ext_place[lv] = Placement.of(
-                        [(h, x) for h, x in zip(srv, r_wl[i], strict=True) if x],
-                        [(h, x) for h, x in zip(srv, r_sl[i], strict=True) if x],
-                    )
+            got = np.isfinite(r_cost).nonzero()[0]  # levels with a feasible sample
+            rows = lvl[ok_lp][got]
+            c_ext[rows] = r_cost[got]
+            for i, lv in zip(got.tolist(), rows.tolist(), strict=True):
+                ext_place[lv] = Placement.of(
+                    [(h, x) for h, x in zip(srv, r_wl[i], strict=True) if x],
+                    [(h, x) for h, x in zip(srv, r_sl[i], strict=True) if x],
+                )
         # Alg. 4 step 12: the cheaper branch; external only if c_int > c_ext + REL_TOL * max(both),
         # so ties (and a NaN, i.e. skipped, external) -> internal. theta is the chosen branch's cost.
-        use_int = np.isfinite(c_int) & ~numerics.greater(c_int, c_ext)
+        use_int = np.isfinite(c_int)
+        use_int[0] = True  # v = 0: c_int = 0 and c_ext = inf, internal (theta 0) either way
+        cmp = use_int[1:].nonzero()[0] + 1  # the tolerant comparison only where c_int is finite
+        if len(cmp):
+            use_int[cmp] = ~numerics.greater(c_int[cmp], c_ext[cmp])
         cost = np.where(use_int, c_int, np.fmin(c_int, c_ext))
         placements, branch = [None] * (top + 1), [None] * (top + 1)
         placements[0], branch[0] = Placement(), "none"
-        w_int, s_int = internal_counts(v, job)
-        for lv in range(1, top + 1):
-            if use_int[lv]:  # step 12, ties: internal
+        w_int, s_int = internal_counts(v, job) if len(cmp) else (None, None)  # only read for internal
+        ext_fin = np.isfinite(c_ext).tolist()
+        for lv, internal in enumerate(use_int[1:].tolist(), start=1):
+            if internal:  # step 12, ties: internal
                 h = int(self._srv[h_int[lv]])
                 placements[lv] = Placement.of({h: int(w_int[lv])}, {h: int(s_int[lv])})
                 branch[lv] = "internal"
-            elif math.isfinite(c_ext[lv]):
+            elif ext_fin[lv]:
                 placements[lv], branch[lv] = ext_place[lv], "external"
         return SlotTheta(cost, placements, branch, c_int, c_ext, c_lp, solves, secs)
 
