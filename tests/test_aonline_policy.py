@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from dlsched.aonline.policy import (
+    LAST_SLOT,
     AOnline,
     AOnlineJob,
     AOnlinePrices,
@@ -489,6 +490,17 @@ def test_first_round_waits_for_tau_and_transfer_delay():
     # with the inclusive rule job 0 could start at a + Delta = 3, still only at a time point: 4
     res2 = simulate(Workload(cl, specs), AOnline(data_ready="inclusive"), seed=0)
     assert res2.jobs.set_index("job_id").loc[0, "tau"] == 4
+
+
+def test_rounds_past_64_bit_slots_raise_a_clear_error():
+    # data that never reach the servers: the job waits round after round, tau doubling, until
+    # the next window would end past 2^62 (the 64-bit slot counts of WindowState)
+    cl = Cluster.edge_cloud([{"w0": 2, "p0": 1}], {"w0": 2, "p0": 1}, edge_delay=1e20, cloud_delay=1e20)
+    m = AOnlineModel(epochs=1, chunks=2, minibatches=2, compute=0.5, update=0.0, comm=0.0)
+    wl = Workload(cl, (JobSpec(0, 0, m, {"w0": 1}, {"p0": 1}),))
+    with pytest.raises(ValueError, match=r"round i=63 .* past slot 2\^62 with 1 job\(s\) still waiting"):
+        simulate(wl, AOnline(), seed=0)
+    assert LAST_SLOT == 2**62 and time_point(63) == LAST_SLOT
 
 
 def test_determinism_same_seed_same_tables():

@@ -262,6 +262,22 @@ def test_local_sweeps_share_one_cluster_until_the_environment_changes(
     assert experiments._LOCAL[0] is None
 
 
+def _worker_environ(_: int) -> dict:
+    return {k: v for k, v in os.environ.items() if k.startswith(("MALLOC_", "OMP_", "OPENBLAS_"))}
+
+
+def test_local_cluster_workers_keep_glibc_adaptive_malloc() -> None:
+    """dask's nanny sets MALLOC_TRIM_THRESHOLD_ in its workers, which turns off glibc's adaptive
+    mmap threshold (every large array faulted in afresh); new_local_cluster leaves it unset and
+    keeps the single-thread BLAS settings."""
+    from distributed import Client
+
+    with experiments.new_local_cluster(1) as cluster, Client(cluster, set_as_default=False) as client:
+        env = client.submit(_worker_environ, 0).result()
+    assert "MALLOC_TRIM_THRESHOLD_" not in env
+    assert env.get("OMP_NUM_THREADS") == "1" and env.get("OPENBLAS_NUM_THREADS") == "1"
+
+
 def _wait_for(predicate, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + timeout
     while not predicate():

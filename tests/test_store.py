@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -129,6 +130,27 @@ def test_fingerprint_rule_and_source_change(tmp_path, monkeypatch):
     mod.write_text("def f(params):\n    return 1\n")
     os.utime(mod, ns=(1, 1))  # a different stat signature, whatever the clock resolution
     assert store.code_fingerprint("fp_probe_mod:f") != before
+
+
+def test_fingerprint_memo_follows_the_package_tree(tmp_path, monkeypatch):
+    """A dlsched function's digest is served from the package's stat signature while no file
+    changes, and recomputed (the same rule) when one does."""
+    fn = "dlsched.oasis.experiments:ratio_run"
+    first = store.code_fingerprint(fn)
+    assert store._FP_TREE_MEMO[fn] == (store._tree_signature(), first)
+    store._FP_TREE_MEMO.clear()
+    store._FP_MEMO.clear()
+    assert store.code_fingerprint(fn) == first  # the slow path gives the same digest
+    pkg = tmp_path / "dlsched"
+    shutil.copytree(store.PACKAGE, pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(store, "PACKAGE", pkg)
+    assert store.code_fingerprint(fn) == first  # a copy of the same code
+    policy = pkg / "oasis" / "policy.py"
+    policy.write_text(policy.read_text() + "\n_PROBE = 1\n")
+    changed = store.code_fingerprint(fn)
+    assert changed != first and store._FP_TREE_MEMO[fn][1] == changed
+    (pkg / "oasis" / "explain.py").write_text("X = 2\n")  # a file the function cannot reach
+    assert store.code_fingerprint(fn) == changed
 
 
 def test_volatile_rule():

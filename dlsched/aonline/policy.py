@@ -172,6 +172,11 @@ def _pos_float(value, what: str, *, above: float = 0.0, allow_none: bool = False
 # ------------------------------------------------------------------------------- time points
 
 
+#: The last slot A_online plans for: a round whose window ends later (``tau_{i+1} > 2^62``) raises
+#: a ValueError rather than overflow the 64-bit slot counts of :class:`WindowState`.
+LAST_SLOT = 2**62
+
+
 def time_point(i: int) -> int:
     r""":math:`\tau_i` of Alg. 1 line 1: :math:`\tau_0 = 1`, :math:`\tau_i = 2^{i-1}` (:math:`i \ge 1`)."""
     if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or i < 0:
@@ -1297,6 +1302,14 @@ class AOnline(BasePolicy):
     def _round(self, i: int, tau: int, view: ClusterView, info: dict) -> list[int]:
         start = time.perf_counter()
         end = time_point(i + 1)
+        if end > LAST_SLOT:
+            waiting = sum(1 for v in view.jobs.values() if v.status == "pending")
+            raise ValueError(
+                f"aonline: round i={i} (tau_i = 2^{i - 1}) would plan past slot 2^62 with {waiting} "
+                "job(s) still waiting: a job a round does not admit (payoff not positive, data not "
+                "ready) waits for the next round, twice as late, so this workload does not finish "
+                "within 64-bit slots; run fewer jobs, a larger cluster or a horizon"
+            )
         # every job of round i - 1 completes by tau_i by construction ([N]: rounds do not overlap,
         # so line 1's price reset is sound); a job still running (floating-point slack only) keeps
         # its fixed allocation and, conservatively, its resources for the whole new window
@@ -1365,6 +1378,7 @@ def next_time_point(t: int) -> int:
 
 
 __all__ = [
+    "LAST_SLOT",
     "AOnline",
     "AOnlineJob",
     "AOnlinePrices",
