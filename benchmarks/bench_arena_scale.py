@@ -48,7 +48,8 @@ WHOLE = {"fifo", "drf"}
 
 
 def one(policy: str, model: str, n: int) -> dict:
-    """Map the first ``n`` Philly jobs to ``model``, simulate ``policy``; time and memory."""
+    """Map the first ``n`` Philly jobs to ``model``, simulate ``policy``; time and memory. A run
+    that raises (A_online's rounds past slot 2^62, say) is reported as failed with its message."""
     from dlsched.arena import mapping
     from dlsched.core.simulator import simulate
 
@@ -81,13 +82,16 @@ def measure(policy: str, model: str, n: int, timeout: float) -> dict | None:
     except subprocess.TimeoutExpired:
         return None
     except subprocess.CalledProcessError as e:
-        raise SystemExit(f"{policy} on {n} jobs failed:\n{e.stderr[-2000:]}") from None
+        lines = e.stderr.strip().splitlines()
+        return {"error": lines[-1] if lines else f"exit code {e.returncode}"}
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def _with_clock(r: dict | None, clock: str) -> dict | None:
-    """``r`` with ``sim_s`` the simulation's seconds by ``clock``."""
-    return None if r is None else {**r, "sim_s": r["cpu_s" if clock == "cpu" else "wall_s"]}
+    """``r`` with ``sim_s`` the simulation's seconds by ``clock`` (a failed run as it is)."""
+    if r is None or "error" in r:
+        return r
+    return {**r, "sim_s": r["cpu_s" if clock == "cpu" else "wall_s"]}
 
 
 def slope(points: list[dict], key: str = "sim_s") -> float:
@@ -127,6 +131,9 @@ def main() -> None:
             if r is None:
                 print(f"{policy:8s} {n:6d} jobs: over {args.budget * 1.5 + 120:.0f} s, killed", flush=True)
                 break
+            if "error" in r:  # the run raised: say why, and go on with the next scheduler
+                print(f"{policy:8s} {n:6d} jobs: failed: {r['error']}", flush=True)
+                break
             points.append(r)
             print(f"{policy:8s} {r['jobs']:6d} jobs: map {r['map_s']:6.1f} s, "
                   f"simulate {r['cpu_s']:7.1f} s CPU / {r['wall_s']:7.1f} s wall, "
@@ -143,7 +150,10 @@ def main() -> None:
             else:
                 whole = measure(policy, model, total, timeout=args.budget * 1.5 + 120)
                 whole = _with_clock(whole, args.clock)
-                if whole is None:
+                if whole is not None and "error" in whole:
+                    print(f"{policy:8s} {total:6d} jobs: failed: {whole['error']}", flush=True)
+                    whole = None
+                elif whole is None:
                     limit = args.budget * 1.5 + 120
                     print(f"{policy:8s} {total:6d} jobs: killed after {limit:.0f} s", flush=True)
                 else:
