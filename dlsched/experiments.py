@@ -34,7 +34,6 @@ import hashlib
 import io
 import itertools
 import json
-import logging
 import os
 import re
 import secrets
@@ -765,38 +764,12 @@ def _local_client(n: int) -> Any:
         if held[0] == key and held[2].status == "running" and len(held[2].scheduler_info()["workers"]) == n:
             return held[2]
         close_local_cluster()
+    from dlsched.localcluster import new_local_cluster
+
     cluster = new_local_cluster(n)
     client = Client(cluster, set_as_default=False)
     _LOCAL[0] = (key, cluster, client)
     return client
-
-
-def new_local_cluster(n: int) -> Any:
-    """A ``distributed.LocalCluster`` of ``n`` single-threaded worker processes on 127.0.0.1, with
-    no dashboard (the scheduler's small HTTP server takes a free port instead of 8787, which
-    another cluster may hold) and quiet logs.
-
-    The workers start without the ``MALLOC_TRIM_THRESHOLD_=65536`` that dask's nanny sets by
-    default (``distributed.nanny.pre-spawn-environ``): setting any glibc malloc variable turns
-    off glibc's adaptive mmap threshold, so every array of 128 KiB or more is mapped and faulted
-    in afresh, and the heap is handed back to the system after each point. Measured on notebook
-    42's points (benchmarks/bench_dask_speedup.py --malloc): about a tenth of the workers' CPU
-    went to page faults that way. Allocation never changes a result; dask's single-thread BLAS
-    settings (``OMP_NUM_THREADS=1`` ...) are kept.
-    """
-    import dask
-    from distributed import LocalCluster
-
-    with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
-        return LocalCluster(
-            n_workers=n,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=None,
-            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-            silence_logs=logging.ERROR,
-        )
 
 
 def close_local_cluster() -> None:

@@ -228,6 +228,7 @@ WING_EXTRAS = {"specon": ("optimus/curves.py",)}
 NOT_FINGERPRINTED = frozenset({
     "store.py", "reproduce.py", "book.py", "cli.py", "plotting.py", "__main__.py",
     "fidelity.py", "readings.py",  # scorecards and readings tables: presentation, never a stored value
+    "localcluster.py",  # starts Dask workers: where a point runs, never what it computes
 })  # fmt: skip
 #: Where the registry points: the modules it imports by name (``"module:attr"`` strings).
 _REGISTRY_TARGET = re.compile(r'"(dlsched(?:\.\w+)+):\w+"')
@@ -1372,7 +1373,7 @@ def _audit_many(s: ResultStore, keys: list[str], entries: Mapping[str, Mapping[s
 
     from distributed import Client, as_completed
 
-    from dlsched.experiments import new_local_cluster
+    from dlsched.localcluster import new_local_cluster
 
     order = sorted(keys, key=lambda k: (-float(entries[k].get("seconds", 0.0)), k))
     cluster = new_local_cluster(workers)

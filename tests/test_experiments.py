@@ -22,7 +22,7 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 import dlsched
-from dlsched import experiments
+from dlsched import experiments, localcluster
 from dlsched.experiments import ResultCache, SweepError, cache_key, param_grid, sweep
 
 TESTS_DIR = str(Path(__file__).resolve().parent)
@@ -272,7 +272,7 @@ def test_local_cluster_workers_keep_glibc_adaptive_malloc() -> None:
     keeps the single-thread BLAS settings."""
     from distributed import Client
 
-    with experiments.new_local_cluster(1) as cluster, Client(cluster, set_as_default=False) as client:
+    with localcluster.new_local_cluster(1) as cluster, Client(cluster, set_as_default=False) as client:
         env = client.submit(_worker_environ, 0).result()
     assert "MALLOC_TRIM_THRESHOLD_" not in env
     assert env.get("OMP_NUM_THREADS") == "1" and env.get("OPENBLAS_NUM_THREADS") == "1"
