@@ -16,6 +16,7 @@ Usage::
     python benchmarks/bench_arena_scale.py                  # every scheduler (about an hour)
     python benchmarks/bench_arena_scale.py --only fifo drf  # the whole-trace baselines only
     python benchmarks/bench_arena_scale.py --only pdors --no-whole  # the slope only
+    python benchmarks/bench_arena_scale.py --only aonline --horizon twice-last-arrival
 
 Prints one line per run (jobs, CPU and wall seconds of the simulation, peak MB) and a summary
 table of the seconds by ``--clock`` (default CPU time, so that a run on a loaded machine still
@@ -47,7 +48,24 @@ SCHEDULERS = {  # policy -> job model it is run on
 WHOLE = {"fifo", "drf"}
 
 
-def one(policy: str, model: str, n: int) -> dict:
+def horizon_of(spec: str, last_arrival: int) -> int | None:
+    """The simulation horizon ``--horizon`` names: None for ``none`` (run until every job is done),
+    ``2 * (last_arrival + 1)`` for ``twice-last-arrival``, else the integer given (>= 1)."""
+    if spec == "none":
+        return None
+    if spec == "twice-last-arrival":
+        return 2 * (int(last_arrival) + 1)
+    bad = f"--horizon must be 'none', 'twice-last-arrival' or an integer >= 1, got {spec!r}"
+    try:
+        h = int(spec)
+    except ValueError:
+        raise SystemExit(bad) from None
+    if h < 1:
+        raise SystemExit(bad)
+    return h
+
+
+def one(policy: str, model: str, n: int, horizon: str = "none") -> dict:
     """Map the first ``n`` Philly jobs to ``model``, simulate ``policy``; time and memory. A run
     that raises (A_online's rounds past slot 2^62, say) is reported as failed with its message."""
     from dlsched.arena import mapping
@@ -63,7 +81,8 @@ def one(policy: str, model: str, n: int) -> dict:
         mapping.map_jobs(df, model, np.random.default_rng(0))
     )
     t1, c1 = time.perf_counter(), time.process_time()
-    res = simulate(wl, mapping.make_policy(policy, wl), seed=0)
+    H = horizon_of(horizon, max(s.arrival for s in wl.jobs))
+    res = simulate(wl, mapping.make_policy(policy, wl), seed=0, horizon=H)
     t2, c2 = time.perf_counter(), time.process_time()
     status = res.jobs["status"].value_counts().to_dict()
     return {
@@ -71,12 +90,13 @@ def one(policy: str, model: str, n: int) -> dict:
         "wall_s": t2 - t1, "cpu_s": c2 - c1,
         "decisions": res.decisions, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "finished": int(status.get("finished", 0)), "rejected": int(status.get("rejected", 0)),
+        "never_admitted": int(status.get("pending", 0)), "horizon": H,
     }  # fmt: skip
 
 
-def measure(policy: str, model: str, n: int, timeout: float) -> dict | None:
+def measure(policy: str, model: str, n: int, timeout: float, horizon: str = "none") -> dict | None:
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    cmd = [sys.executable, __file__, "--one", policy, model, str(n)]
+    cmd = [sys.executable, __file__, "--one", policy, model, str(n), "--horizon", horizon]
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, check=True)
     except subprocess.TimeoutExpired:
@@ -110,13 +130,21 @@ def main() -> None:
     ap.add_argument("--budget", type=float, default=600.0, help="seconds one run may take (default 600)")
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 8000], help="sizes for the slope")
     ap.add_argument("--no-whole", action="store_true", help="skip the whole-trace run")
+    ap.add_argument("--horizon", default="none",
+                    help="simulation horizon: 'none' (default: until every job is done), "
+                         "'twice-last-arrival' (2 x (last arrival + 1) slots; jobs not admitted by "
+                         "then stay 'never admitted'), or a number of slots")
     ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
                     help="seconds of the simulation the table and slope use: CPU time of the run's "
                          "process (default; on an idle machine equal to its wall time, and not "
                          "inflated when other processes share the cores) or wall time")
     args = ap.parse_args()
+    try:  # a bad --horizon stops here (exit code 2), before any run
+        horizon_of(args.horizon, 0)
+    except SystemExit as exc:
+        ap.error(str(exc))
     if args.one:
-        print(json.dumps(one(args.one[0], args.one[1], int(args.one[2]))))
+        print(json.dumps(one(args.one[0], args.one[1], int(args.one[2]), args.horizon)))
         return
     from dlsched.arena import mapping
 
@@ -127,7 +155,8 @@ def main() -> None:
         sizes = [n for n in args.sizes if n < total]
         points: list[dict] = []
         for n in sizes:
-            r = _with_clock(measure(policy, model, n, timeout=args.budget * 1.5 + 120), args.clock)
+            r = measure(policy, model, n, timeout=args.budget * 1.5 + 120, horizon=args.horizon)
+            r = _with_clock(r, args.clock)
             if r is None:
                 print(f"{policy:8s} {n:6d} jobs: over {args.budget * 1.5 + 120:.0f} s, killed", flush=True)
                 break
@@ -138,7 +167,7 @@ def main() -> None:
             print(f"{policy:8s} {r['jobs']:6d} jobs: map {r['map_s']:6.1f} s, "
                   f"simulate {r['cpu_s']:7.1f} s CPU / {r['wall_s']:7.1f} s wall, "
                   f"{r['decisions']:6d} decisions, peak {r['peak_mb']:6.0f} MB, finished {r['finished']}, "
-                  f"rejected {r['rejected']}", flush=True)  # fmt: skip
+                  f"rejected {r['rejected']}, never admitted {r['never_admitted']}", flush=True)  # fmt: skip
         fit = slope(points)
         whole = None
         predicted = math.nan
@@ -148,7 +177,7 @@ def main() -> None:
             if predicted > args.budget:
                 print(f"{policy:8s} {total:6d} jobs: skipped, predicted {predicted:.0f} s", flush=True)
             else:
-                whole = measure(policy, model, total, timeout=args.budget * 1.5 + 120)
+                whole = measure(policy, model, total, timeout=args.budget * 1.5 + 120, horizon=args.horizon)
                 whole = _with_clock(whole, args.clock)
                 if whole is not None and "error" in whole:
                     print(f"{policy:8s} {total:6d} jobs: failed: {whole['error']}", flush=True)
@@ -159,8 +188,8 @@ def main() -> None:
                 else:
                     print(f"{policy:8s} {total:6d} jobs: map {whole['map_s']:6.1f} s, simulate "
                           f"{whole['cpu_s']:7.1f} s CPU / {whole['wall_s']:7.1f} s wall, "
-                          f"{whole['decisions']:6d} decisions, peak "
-                          f"{whole['peak_mb']:6.0f} MB", flush=True)  # fmt: skip
+                          f"{whole['decisions']:6d} decisions, peak {whole['peak_mb']:6.0f} MB, "
+                          f"never admitted {whole['never_admitted']}", flush=True)  # fmt: skip
         secs = {p["jobs"]: p["sim_s"] for p in points}
         rows.append((policy, model, secs, fit, whole, predicted))
     head = "  ".join(f"{n:>8d}" for n in args.sizes)
