@@ -80,6 +80,8 @@ _ABS = numerics.ABS_TOL
 
 _BAND = 2.0  # ratio between consecutive band thresholds of _allocate_bands
 
+_SMALL_BAND = 64  # bands of at most this many tasks are ordered in plain Python (_band_grants)
+
 SpeedFn = Callable[[int, int], float]
 """``f(p, w)``: training speed (steps per unit time) with ``p`` PS and ``w`` workers."""
 
@@ -136,13 +138,21 @@ def speed_function(mode: str, theta: Sequence[float], M: float | None = None) ->
     """
     if mode not in ("async", "sync"):
         raise ValueError(f"mode must be 'async' or 'sync', got {mode!r}")
-    th = _vector(theta, "theta")
     need = 4 if mode == "async" else 5
-    if th.size != need:
-        raise ValueError(f"theta needs {need} coefficients in {mode} mode, got {th.size}")
+    if (
+        type(theta) is tuple
+        and len(theta) == need
+        and all(isinstance(x, float) and 0.0 <= x < math.inf for x in theta)
+    ):  # a fit's coefficients (floats >= 0): what _vector would return, without numpy
+        coef = [float(x) for x in theta]
+    else:
+        th = _vector(theta, "theta")
+        if th.size != need:
+            raise ValueError(f"theta needs {need} coefficients in {mode} mode, got {th.size}")
+        coef = th.tolist()
     inf = math.inf
     if mode == "async":
-        a, b, c, d = th.tolist()
+        a, b, c, d = coef
 
         def f_async(p: int, w: int) -> float:
             den = a + b * w / p + c * w + d * p
@@ -155,7 +165,7 @@ def speed_function(mode: str, theta: Sequence[float], M: float | None = None) ->
         raise ValueError(f"M (global batch size) must be a number > 0 in sync mode, got {M!r}") from None
     if not (math.isfinite(m) and m > 0):
         raise ValueError(f"M must be finite and > 0, got {M!r}")
-    a, b, c, d, e = th.tolist()
+    a, b, c, d, e = coef
     am = a * m
 
     def f_sync(p: int, w: int) -> float:
@@ -573,7 +583,7 @@ def _allocate_bands(state, used: list[float], cap_eps: list[float], trace, out) 
     bound = (np.floor(np.maximum(a, 0.0)) + np.floor(np.maximum(b, 0.0)) + 1).tolist()
     run_m = [inf] * n  # running minimum of the gains granted so far
     count = [0] * n  # tasks generated so far per job
-    pend = np.empty(n)  # key m of each job's next task (-inf when the sequence has ended)
+    pend = [0.0] * n  # key m of each job's next task (-inf when the sequence has ended)
 
     def head(i: int) -> tuple[float, float, int]:
         """(m, g, role) of job i's next task from its current state; g = -inf if none."""
@@ -591,22 +601,21 @@ def _allocate_bands(state, used: list[float], cap_eps: list[float], trace, out) 
     for i in range(n):
         m, g, _ = head(i)
         pend[i] = m if g > -inf else -inf
-    used_v = np.array(used, dtype=float)
-    cap_v = np.array(cap_eps, dtype=float)
-    ids_a = np.asarray(ids)
+    used_l = list(used)
+    rel, abs_tol = _REL, _ABS
     tau = inf
     while True:
-        live = pend > -inf
-        if not live.any():
-            break
-        fin = pend[live & (pend > 0) & (pend < inf)]
-        if fin.size:
-            tau = min(tau / _BAND, float(fin.max()) / _BAND)
-        elif (pend == inf).any():
+        # plain lists: a few jobs at trace scale, where numpy's per-call overhead dominates
+        if max(pend) == -inf:
+            break  # every sequence has ended
+        fin = [x for x in pend if 0 < x < inf]
+        if fin:
+            tau = min(tau / _BAND, max(fin) / _BAND)
+        elif inf in pend:
             tau = 1e300  # only infinite gains are pending: take those first
         else:
             tau = -inf  # only tasks that end the loop are left
-        active = np.flatnonzero(pend > tau).tolist()
+        active = [i for i, x in enumerate(pend) if x > tau]
         em_m: list[float] = []  # key m of each generated task
         em_code: list[int] = []  # 2 * job index + role
         em_g: list[float] = []  # gain (only kept for the trace)
@@ -630,7 +639,10 @@ def _allocate_bands(state, used: list[float], cap_eps: list[float], trace, out) 
                         g_w = ((0.0 if tw == inf else inf) if tn == inf else tn - tw) * kw
                     if g_ps == -inf and g_w == -inf:
                         break  # no role can grow: the sequence ends without a stop
-                    if g_ps >= g_w or _ps_close(g_ps, g_w):  # Eq. (9) role, tolerance; ties -> PS
+                    # Eq. (9) role, tolerance; ties -> PS (_ps_close inlined: the hottest loop)
+                    if g_ps >= g_w or (
+                        g_w != inf and g_ps != -inf and g_w - g_ps <= rel * max(abs(g_ps), abs(g_w)) + abs_tol
+                    ):
                         g, role = g_ps, 0
                     else:
                         g, role = g_w, 1
@@ -675,45 +687,84 @@ def _allocate_bands(state, used: list[float], cap_eps: list[float], trace, out) 
             # the band ties with one inside; otherwise lower tau to there and generate more.
             lo = min(em_m) if em_m else -inf
             thr = lo - _tol(lo)
-            todo = np.flatnonzero(pend >= thr).tolist() if thr > -inf else []
+            todo = [i for i, x in enumerate(pend) if x >= thr] if thr > -inf else []
             if todo:
                 tau = math.nextafter(thr, -inf)
         if not em_m:
             continue
-        m_a = np.array(em_m)
-        code = np.array(em_code)
-        i_a = code >> 1
-        # lexsort is stable, so a job's tasks (generated in order) keep their order k
-        order = np.lexsort((ids_a[i_a], -m_a))
-        v_s = m_a[order]
-        if v_s.size > 1:
-            near = (v_s[:-1] != v_s[1:]) & numerics.is_close(v_s[:-1], v_s[1:])
-            if near.any():  # keys equal within the tolerance: the heap loop's tie rule (smaller id)
-                order = order[_tie_order(v_s, ids_a[i_a[order]], near)]
-        i_s = i_a[order]
-        role_s = code[order] & 1
-        dem = np.where((role_s == 0)[:, None], PDm[i_s], WDm[i_s])
-        cum = np.cumsum(np.vstack([used_v[None, :], dem]), axis=0)[1:]
-        stop_a = np.zeros(len(em_m), bool)
-        stop_a[em_stop] = True
-        bad = stop_a[order] | np.any(cum > cap_v[None, :], axis=1)
-        hit = bool(bad.any())
-        take = int(np.argmax(bad)) if hit else len(order)
-        if take:
-            used_v = cum[take - 1]
-            granted = i_s[:take]
-            ps_add = np.bincount(granted[role_s[:take] == 0], minlength=n)
-            w_add = np.bincount(granted[role_s[:take] == 1], minlength=n)
-            for i in np.flatnonzero(ps_add + w_add).tolist():
-                pp, ww = out[ids[i]]
-                out[ids[i]] = (pp + int(ps_add[i]), ww + int(w_add[i]))
-            if trace is not None:
-                g_s = np.array(em_g)[order]
-                rows = zip(granted.tolist(), role_s[:take].tolist(), g_s[:take].tolist(), strict=True)
-                trace.extend((ids[i], "ps" if r == 0 else "worker", g) for i, r, g in rows)
+        taken, hit, used_l = _band_grants(em_m, em_code, em_stop, ids, PD, WD, PDm, WDm, used_l, cap_eps)
+        for t in taken:
+            c = em_code[t]
+            j = ids[c >> 1]
+            pp, ww = out[j]
+            out[j] = (pp + 1, ww) if c & 1 == 0 else (pp, ww + 1)
+        if trace is not None:
+            roles = ("ps", "worker")
+            trace.extend((ids[em_code[t] >> 1], roles[em_code[t] & 1], em_g[t]) for t in taken)
         if hit:
             break
-    used[:] = used_v.tolist()
+    used[:] = used_l
+
+
+def _band_grants(em_m, em_code, em_stop, ids, PD, WD, PDm, WDm, used, cap_eps):
+    """The tasks of one band of :func:`_allocate_bands` that the heap loop grants, in its order.
+
+    The band's tasks (key ``em_m[t]``, job index ``em_code[t] >> 1``, role ``em_code[t] & 1``)
+    are sorted by key descending, then job id, then generation order (the heap's pop order; runs
+    of keys equal within the tolerance are reordered by :func:`_tie_order`), and granted while
+    they are not a stop task (``em_stop``) and the running sum of the demands, from ``used``, fits
+    ``cap_eps`` (added task by task, in the heap loop's summation order).
+
+    Returns ``(taken, hit, used)``: the positions granted in order, whether a stop or a task that
+    does not fit ended the band, and the capacity used after the granted tasks. Bands of at most
+    ``_SMALL_BAND`` tasks (the common case at trace scale) are sorted and scanned in plain Python,
+    larger ones with numpy (stable ``lexsort``, ``cumsum``); both give the same positions and the
+    same floats.
+    """
+    size = len(em_m)
+    if size <= _SMALL_BAND:
+        order = sorted(range(size), key=lambda t: (-em_m[t], ids[em_code[t] >> 1]))
+        v_l = [em_m[t] for t in order]
+        # numerics.is_close of adjacent distinct keys (an infinity is close only to itself)
+        near_l = [
+            a != b and abs(a - b) <= _REL * (m if (m := max(abs(a), abs(b))) < math.inf else 0.0) + _ABS
+            for a, b in zip(v_l[:-1], v_l[1:], strict=True)
+        ]
+        if any(near_l):
+            ids_s = np.array([ids[em_code[t] >> 1] for t in order])
+            order = [order[t] for t in _tie_order(np.array(v_l), ids_s, np.array(near_l)).tolist()]
+        stop = set(em_stop)
+        taken = []
+        for t in order:
+            if t in stop:
+                return taken, True, used
+            c = em_code[t]
+            d = WD[c >> 1] if c & 1 else PD[c >> 1]
+            nxt = [u + x for u, x in zip(used, d, strict=True)]
+            if any(u > cap for u, cap in zip(nxt, cap_eps, strict=True)):
+                return taken, True, used
+            used = nxt
+            taken.append(t)
+        return taken, False, used
+    m_a = np.array(em_m)
+    code = np.array(em_code)
+    i_a = code >> 1
+    ids_a = np.asarray(ids)
+    # lexsort is stable, so a job's tasks (generated in order) keep their order k
+    order = np.lexsort((ids_a[i_a], -m_a))
+    v_s = m_a[order]
+    near = (v_s[:-1] != v_s[1:]) & numerics.is_close(v_s[:-1], v_s[1:])
+    if near.any():  # keys equal within the tolerance: the heap loop's tie rule (smaller id)
+        order = order[_tie_order(v_s, ids_a[i_a[order]], near)]
+    i_s = i_a[order]
+    dem = np.where(((code[order] & 1) == 0)[:, None], PDm[i_s], WDm[i_s])
+    cum = np.cumsum(np.vstack([np.array(used, dtype=float)[None, :], dem]), axis=0)[1:]
+    stop_a = np.zeros(size, bool)
+    stop_a[em_stop] = True
+    bad = stop_a[order] | np.any(cum > np.array(cap_eps, dtype=float)[None, :], axis=1)
+    hit = bool(bad.any())
+    take = int(np.argmax(bad)) if hit else size
+    return order[:take].tolist(), hit, (cum[take - 1].tolist() if take else used)
 
 
 def _tie_order(v: np.ndarray, ids: np.ndarray, near: np.ndarray) -> np.ndarray:

@@ -194,6 +194,11 @@ def tetris_allocate(
     pos_all = cap > 0
     inv_all = np.where(pos_all, 1.0 / np.where(pos_all, cap, 1.0), 0.0)
     order_list = list(order)
+    # whether a job may get another bundle: within its caps, work left, and its speed improves,
+    # f(k+1, k+1) > f(k, k), by more than the numerics tolerance. Only the job that gets a bundle
+    # changes, so only its entry is recomputed then (numerics.greater of its two floats: the same
+    # test as on the arrays).
+    grow = (k + 1 <= limit) & (remaining > 0) & numerics.greater(f_next, f_now)
     for s in order:
         c = cap[s]
         pos = c > 0
@@ -215,8 +220,6 @@ def tetris_allocate(
                         # largest alignment with numerics tolerance; ties -> lower server index
                         ps_at[i] = ok[numerics.argmax(al, keys=np.asarray(ok))]
                         fits[i] = True
-            # speed improves, f(k+1, k+1) > f(k, k), by more than the numerics tolerance
-            grow = (k + 1 <= limit) & (remaining > 0) & numerics.greater(f_next, f_now)
             cand = np.flatnonzero(fits & grow)
             if cand.size == 0:
                 break
@@ -241,6 +244,11 @@ def tetris_allocate(
             where_ps[i][t] = where_ps[i].get(t, 0) + 1
             f_now[i] = f_next[i]
             f_next[i] = _speed(jobs[i], int(k[i]) + 1) if k[i] + 1 <= limit[i] else 0.0
+            grow[i] = (
+                k[i] + 1 <= limit[i]
+                and remaining[i] > 0
+                and numerics.greater(float(f_next[i]), float(f_now[i]))
+            )
             trace.append((int(ids[i]), int(s), float(score.max())))
     placements = {int(ids[i]): Placement.of(where[i], where_ps[i]) for i in range(n) if k[i] > 0}
     bundles = {int(ids[i]): int(k[i]) for i in range(n) if k[i] > 0}

@@ -246,6 +246,11 @@ class _SpeedSamples:
     problem, rows in sample order, so the same coefficients), without the diagnostics
     ``rss``/``rank`` the policy does not use. Anything but plain ``(p, w, speed)`` tuples of
     finite numbers > 0 goes through :func:`fit_speed` itself (so errors are its errors).
+
+    The NNLS rows (:func:`speed_features` and the target ``w / f`` or ``1 / f``) are computed
+    element by element, so they are kept between fits and only the new samples' rows are
+    appended (the same numbers as computing all rows again); they are rebuilt when ``mode`` or
+    ``M`` changes.
     """
 
     def __init__(self) -> None:
@@ -254,6 +259,19 @@ class _SpeedSamples:
         self.f: list = []
         self.pairs: set = set()
         self.plain = True
+        self._key: tuple | None = None  # (mode, M) of the rows below
+        self._X = np.zeros((0, 0))  # speed_features of the samples so far
+        self._y = np.zeros(0)  # NNLS target of the samples so far
+        self._finite = True  # every entry of _X and _y is finite
+
+    def _rows(self, start: int, mode: str, M) -> tuple[np.ndarray, np.ndarray]:
+        """NNLS rows and targets of the samples ``start:`` (:func:`fit_speed`'s system)."""
+        p = np.array(self.p[start:], dtype=float)
+        w = np.array(self.w[start:], dtype=float)
+        f = np.array(self.f[start:], dtype=float)
+        X = speed_features(p, w, mode, M)
+        y = w / f if mode == "async" else 1.0 / f
+        return X, y
 
     def fit(
         self, samples: list, mode: str, M: float | None = None
@@ -287,12 +305,20 @@ class _SpeedSamples:
             raise ValueError(
                 f"fit_speed({mode!r}) needs at least {need} distinct (p, w) pairs, got {len(self.pairs)}"
             )
-        p = np.array(self.p, dtype=float)
-        w = np.array(self.w, dtype=float)
-        f = np.array(self.f, dtype=float)
-        X = speed_features(p, w, mode, M)
-        y = w / f if mode == "async" else 1.0 / f
-        theta = _nnls_x(X, y)
+        key = (mode, _positive(M, "M") if mode == "sync" and M is not None else None)
+        if key != self._key:  # first fit, or another mode / M: all rows
+            X, y = self._rows(0, mode, M)
+            self._finite = bool(np.isfinite(X).all() and np.isfinite(y).all())
+        elif new:  # the rows so far, then the new samples' rows
+            X_new, y_new = self._rows(n0, mode, M)
+            self._finite = self._finite and bool(np.isfinite(X_new).all() and np.isfinite(y_new).all())
+            X = np.concatenate((self._X, X_new))
+            y = np.concatenate((self._y, y_new))
+        else:
+            X, y = self._X, self._y
+        self._key, self._X, self._y = key, X, y
+        # the finiteness test of _nnls_x, done on the new rows only (not finite: its own test)
+        theta = _nnls_x(X, y, checked=self._finite)
         fit = SpeedFit(mode=mode, theta=tuple(theta), M=M if mode == "sync" else None)
         return fit.mode, fit.theta, fit.M
 

@@ -422,14 +422,16 @@ def _any_even_split(frees, qp, rp, qw, rw, pdl, wdl, hr) -> tuple[list[int], lis
     return ps_k, w_k
 
 
-def _fits_layout(cols, hr, k, qp, rp, qw, rw, off, pdl, wdl) -> bool:
+def _fits_layout(cols, low, hr, k, qp, rp, qw, rw, off, pdl, wdl) -> bool:
     """Whether the even split with ``qp``/``qp + 1`` PS (extras on servers ``0..rp-1``) and
     ``qw``/``qw + 1`` workers (extras on ``off..off+rw-1`` cyclically) fits on the first ``k``
-    servers of the prefix, whose free amounts of resource ``r`` are ``cols[r][:k]``.
+    servers of the prefix, whose free amounts of resource ``r`` are ``cols[r][:k]``
+    (``low[r][i]``: the smallest of ``cols[r][:i + 1]``).
 
     The same test as server by server (``pi * pd + wi * wd > free + _EPS`` fails), done per run
     of servers with the same (pi, wi): ``free + _EPS`` is monotone in ``free``, so the run fails
-    iff it fails on its smallest free amount.
+    iff it fails on its smallest free amount (for the first run, which starts at server 0, the
+    running minimum ``low``).
     """
     bounds = sorted({0, rp, off % k, (off + rw) % k})
     bounds.append(k)
@@ -437,7 +439,8 @@ def _fits_layout(cols, hr, k, qp, rp, qw, rw, off, pdl, wdl) -> bool:
         pi = qp + 1 if a < rp else qp
         wi = qw + 1 if (a - off) % k < rw else qw
         for r in hr:
-            if pi * pdl[r] + wi * wdl[r] > min(cols[r][a:b]) + _EPS:
+            least = low[r][b - 1] if a == 0 else min(cols[r][a:b])
+            if pi * pdl[r] + wi * wdl[r] > least + _EPS:
                 return False
     return True
 
@@ -465,6 +468,8 @@ class _Servers:
         self.pos = 0
         self.cols = {r: [] for r in self.hr}
         self.run = {r: [] for r in self.hr}
+        self.low = {r: [] for r in self.hr}  # running minima of cols[r]
+        self._low_arr: dict | None = None  # low as numpy arrays (built by find when needed)
         self.monotone = True  # every free amount in the prefix >= 0: the running sums never drop
 
     def _grow(self, k: int) -> None:
@@ -473,16 +478,19 @@ class _Servers:
         while len(pref) < k:
             n0 = len(pref)
             self.pos = _extend_prefix(self.order, pref, self.pos)
+            new = [s for _, s in pref[n0:]]
             for r in self.hr:
-                col, run = self.cols[r], self.run[r]
-                acc = run[-1] if run else 0.0
-                for _, s in pref[n0:]:
-                    v = fr[s][r]
-                    if v < 0:
-                        self.monotone = False
-                    col.append(v)
-                    acc += v
-                    run.append(acc)
+                col, run, low = self.cols[r], self.run[r], self.low[r]
+                vals = [fr[s][r] for s in new]
+                col.extend(vals)
+                # running sums (added one server at a time) and running minima of the column
+                acc = itertools.accumulate(vals, initial=run[-1] if run else 0.0)
+                run += itertools.islice(acc, 1, None)
+                lows = itertools.accumulate(vals, min, initial=low[-1] if low else math.inf)
+                low += itertools.islice(lows, 1, None)
+                if low[-1] < 0:  # some free amount in the prefix is negative
+                    self.monotone = False
+        self._low_arr = None
 
     def find(self, p, w, pdl, wdl, need_total, extras, offsets_of, search_all):
         """Step 3: the smallest ``k`` and the even split on the first ``k`` servers, or None."""
@@ -500,7 +508,7 @@ class _Servers:
             for rr, lim in need:
                 k0 = max(k0, bisect.bisect_left(rr, lim, 0, kmax) + 1)
             need = []
-        for k in range(k0, kmax + 1):
+        for k in self._base_fits(p, w, pdl, wdl, k0, kmax):
             if need and any(rr[k - 1] < lim for rr, lim in need):
                 continue  # the first k servers together lack some resource
             qp, rp = divmod(p, k)
@@ -511,7 +519,7 @@ class _Servers:
                     continue  # aligned: a server would stay empty (same as a smaller k)
                 if stag and (rp == 0 or rw == 0) and len(offsets_of) == 2 and k <= pmax:
                     break  # same layout as the aligned one, already rejected
-                if _fits_layout(cols, hr, k, qp, rp, qw, rw, off, pdl, wdl):
+                if _fits_layout(cols, self.low, hr, k, qp, rp, qw, rw, off, pdl, wdl):
                     return (
                         k,
                         [qp + (1 if i < rp else 0) for i in range(k)],
@@ -523,6 +531,29 @@ class _Servers:
                 if got is not None:
                     return (k, *got)
         return None
+
+    def _base_fits(self, p, w, pdl, wdl, k0, kmax) -> list[int]:
+        """The ``k`` in ``k0..kmax`` for which every one of the first ``k`` servers can hold the
+        base share, ``p // k`` PS and ``w // k`` workers (ascending).
+
+        Every even split on ``k`` servers gives each server at least the base share, so for any
+        other ``k`` every layout fails (in :func:`_fits_layout` and :func:`_any_even_split`: the
+        same test ``pi * pd + wi * wd > free + _EPS``, with ``pi, wi`` at least the base, fails on
+        the server of least free amount); :meth:`find` tries only these. One numpy test per
+        resource over all ``k`` instead of a Python loop over ``k``.
+        """
+        if kmax < k0:
+            return []
+        if self._low_arr is None:
+            self._low_arr = {r: np.array(self.low[r]) for r in self.hr}
+        ks = np.arange(k0, kmax + 1)
+        qp = p // ks
+        qw = w // ks
+        ok = np.ones(ks.size, bool)
+        for r in self.hr:
+            # the float operations of the per-server test: qp * pd + qw * wd <= min free + _EPS
+            ok &= qp * pdl[r] + qw * wdl[r] <= self._low_arr[r][k0 - 1 : kmax] + _EPS
+        return ks[ok].tolist()
 
     def commit(self, chosen, pdl, wdl) -> Placement:
         """Step 4: take the resources of the chosen split and repair the server order."""
@@ -558,7 +589,9 @@ class _OneJobPlacer:
     :func:`dlsched.optimus.policy.shrink_and_place`), validating ``free`` and building the server
     order once: ``attempt(job_id, p, w, ps_demand, worker_demand)`` returns what
     ``place([PlaceJob(...)], free, ...).placements[job_id]`` would (None if unplaced) and, when
-    the job is placed, writes the new free resources into ``free`` (as ``free[:] = res.free``)."""
+    the job is placed, writes the new free resources into ``free`` (as ``free[:] = res.free``).
+    Retries with the same ``job_id`` and demand objects (the policy's read-only ``AllocJob``
+    arrays) reuse the demands validated by the first attempt."""
 
     def __init__(self, free: np.ndarray, sort_by: int, hard, extras: str) -> None:
         fr_arr, sort_by, elig, hr = _check_cluster(free, sort_by, None, hard, extras)
@@ -573,22 +606,34 @@ class _OneJobPlacer:
         }[extras]
         total0 = fr_arr[elig].sum(axis=0) if elig else np.zeros(self.n_res)
         self.srv = _Servers(fr_arr, sort_by, elig, total0, hr)
+        self._last: tuple | None = None  # ((job_id, ps_demand, worker_demand), validated lists)
 
     def attempt(self, job_id: int, p: int, w: int, ps_demand, worker_demand) -> Placement | None:
-        job = PlaceJob(job_id, p, w, ps_demand, worker_demand)
-        if job.ps_demand.size != self.n_res:
-            raise ValueError(
-                f"job {job.job_id}: demands have {job.ps_demand.size} entries, free has {self.n_res}"
-            )
-        pdm = job.ps_demand[None, :]
-        wdm = job.worker_demand[None, :]
-        counts = np.array([[float(job.ps), float(job.workers)]])
-        dem = counts[:, :1] * pdm + counts[:, 1:] * wdm
-        pdl, wdl = pdm[0].tolist(), wdm[0].tolist()
+        demands = (job_id, ps_demand, worker_demand)
+        last = self._last
+        if last is not None and all(a is b for a, b in zip(last[0], demands, strict=True)):
+            # a retry of the same job with the same demand objects (shrink): validate the counts
+            # as PlaceJob would; the demands were validated by the previous attempt
+            pdl, wdl = last[1]
+            j = _count(job_id, "PlaceJob.job_id")
+            p = _count(p, f"job {j}: ps")
+            w = _count(w, f"job {j}: workers")
+            if p + w == 0:
+                raise ValueError(f"job {j}: ps and workers are both 0; nothing to place")
+        else:
+            job = PlaceJob(job_id, p, w, ps_demand, worker_demand)
+            if job.ps_demand.size != self.n_res:
+                raise ValueError(
+                    f"job {job.job_id}: demands have {job.ps_demand.size} entries, free has {self.n_res}"
+                )
+            p, w = job.ps, job.workers
+            pdl, wdl = job.ps_demand.tolist(), job.worker_demand.tolist()
+            self._last = (demands, (pdl, wdl))
+        # p * ps_demand + w * worker_demand, element by element as place() computes it
+        fp, fw = float(p), float(w)
+        dem = [fp * a + fw * b for a, b in zip(pdl, wdl, strict=True)]
         srv = self.srv
-        chosen = srv.find(
-            job.ps, job.workers, pdl, wdl, dem[0].tolist(), self.extras, self.offsets_of, self.extras == "all"
-        )
+        chosen = srv.find(p, w, pdl, wdl, dem, self.extras, self.offsets_of, self.extras == "all")
         if chosen is None:
             return None
         got = srv.commit(chosen, pdl, wdl)

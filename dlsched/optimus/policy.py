@@ -150,6 +150,7 @@ class _JobState:
     info: dict[str, float] = field(default_factory=dict)
     signs: tuple[float, float] | None = None  # error_draw="job": (convergence, speed) signs
     fitter: _SpeedSamples = field(default_factory=_SpeedSamples)  # validated columns of samples
+    speed_fn: object = None  # speed_function(*speed), built once per fit
 
 
 class Estimates:
@@ -267,6 +268,7 @@ class Estimates:
         if st.dirty:
             # (mode, theta, M) of fit_speed(st.samples, ...); only the new samples are validated
             st.speed = st.fitter.fit(st.samples, model.mode, model.batch if model.mode == "sync" else None)
+            st.speed_fn = None
             st.dirty = False
         epoch_now = view.work_done / model.work_per_epoch if model.work_per_epoch > 0 else 0.0
         fit = st.loss.current()
@@ -300,7 +302,9 @@ class Estimates:
                 return _m.speed(p, w)
 
         else:
-            f = speed_function(mode, theta, M)
+            if st.speed_fn is None:  # the closure is pure: keep it until the next refit
+                st.speed_fn = speed_function(mode, theta, M)
+            f = st.speed_fn
         if f_factor != 1.0:
             base = f
 
