@@ -581,6 +581,30 @@ def chunks_covered(workers: np.ndarray, model: OasisModel) -> np.ndarray:
     return d
 
 
+@dataclass(frozen=True, eq=False)
+class _Counts:
+    """The slot-independent part of COST_t for one job: ``d_max``, the worker counts
+    ``W = 0..N_i``, their PS counts ``Z`` (lines 35-37) and distinct values ``zs``, and the
+    chunk-passes ``W`` workers cover (:func:`chunks_covered`)."""
+
+    d_max: int
+    W: np.ndarray
+    Z: np.ndarray
+    zs: np.ndarray
+    chunks_of: np.ndarray
+
+    @classmethod
+    def of(cls, model: OasisModel) -> _Counts:
+        N = model.chunks
+        q = model.minibatches * model.minibatch_time
+        d_max = int(math.floor(N / q + _EPS)) if q > 0 else 0
+        while d_max > 0 and workers_needed(d_max, model) > N:
+            d_max -= 1
+        W = np.arange(N + 1)
+        Z = ps_needed(W, model)
+        return cls(d_max, W, Z, np.unique(Z), chunks_covered(W, model))
+
+
 def cost_table(
     model: OasisModel,
     wdem: np.ndarray,
@@ -589,28 +613,99 @@ def cost_table(
     pprice: np.ndarray,
     wcap: np.ndarray,
     pcap: np.ndarray,
+    counts: _Counts | None = None,
 ) -> _Slots:
     """COST_t for every slot of the window (lines 21-44), per worker count ``W = 0..N_i``.
 
     ``wprice``/``pprice`` are the price arrays (S, H, R)/(S, K, R) of the window and ``wcap``/
     ``pcap`` the per-(slot, server) unit caps (30)/(31). ``COST_t(t, d)`` is the entry of
-    ``W = ceil(d M_i (tau_i + 2 e_i/b_i))`` (:attr:`_Slots.cost`).
+    ``W = ceil(d M_i (tau_i + 2 e_i/b_i))`` (:attr:`_Slots.cost`). ``counts`` is
+    ``_Counts.of(model)``, passed by callers that price a window block by block (:class:`_Window`).
     """
+    n = _Counts.of(model) if counts is None else counts
     N = model.chunks
-    q = model.minibatches * model.minibatch_time
-    d_max = int(math.floor(N / q + _EPS)) if q > 0 else 0
-    while d_max > 0 and workers_needed(d_max, model) > N:
-        d_max -= 1
-    W = np.arange(N + 1)
-    Z = ps_needed(W, model)
     uw = unit_prices(wprice, wdem)
     up = unit_prices(pprice, pdem)
-    wc, w_order, w_caps = _greedy_cost(uw, wcap, W, N)
-    zs = np.unique(Z)
-    pc, p_order, p_caps = _greedy_cost(up, pcap, zs, int(ps_needed(N, model)))
-    by_workers = wc + pc[:, np.searchsorted(zs, Z)]
+    wc, w_order, w_caps = _greedy_cost(uw, wcap, n.W, N)
+    pc, p_order, p_caps = _greedy_cost(up, pcap, n.zs, int(ps_needed(N, model)))
+    by_workers = wc + pc[:, np.searchsorted(n.zs, n.Z)]
     by_workers[:, 0] = 0.0
-    return _Slots(d_max, by_workers, chunks_covered(W, model), w_order, w_caps, p_order, p_caps, model)
+    return _Slots(n.d_max, by_workers, n.chunks_of, w_order, w_caps, p_order, p_caps, model)
+
+
+_FIRST_BLOCK = 16
+"""Slots of a job's window priced before its DP starts (:class:`_Window`); later blocks double."""
+
+
+class _Window:
+    """COST_t (lines 21-44) over one job's window, slots ``a_i..T-1``, computed in blocks of slots as
+    the DP reaches them (:meth:`row`), instead of for the whole window up front.
+
+    Algorithm 2 enumerates completion slots from :math:`a_i` on and stops (:meth:`_Tracker.stop`)
+    once :math:`f_i` falls to the best payoff; on trace workloads that is usually within a few
+    dozen slots of a window of ~1,500. Every row of :func:`cost_table` depends on its own slot only
+    (unit prices (lines 23/33), caps (30)/(31), the greedy order and its prefix sums are computed
+    row by row), so a row computed in a block has the same bits as in the whole-window table.
+    Blocks double (16, 32, 64, ... slots): at most about twice the rows the DP reads are computed.
+    ``S`` stays the whole window: the DPs' reachability bounds and the tracker use it unchanged.
+    """
+
+    def __init__(self, model: OasisModel, a: int, S: int, workers: tuple, ps: tuple) -> None:
+        """``workers``/``ps``: (capacity, used, price, demand) of the pool, as :func:`best_schedule`
+        takes them (used and price over the whole horizon)."""
+        self.model, self.a = model, a
+        self._pools = (workers, ps)
+        self.S = S
+        self.n = 0  # rows 0..n-1 computed
+        self.counts = _Counts.of(model)
+        self.d_max = self.counts.d_max
+        self.chunks_of = self.counts.chunks_of
+        self._W: np.ndarray | None = None  # workers of d = 0..d_max (line 24), once rows of d are read
+        self.slots: _Slots | None = None
+        self._grow(min(S, _FIRST_BLOCK))
+
+    def _grow(self, n: int) -> None:
+        """Compute rows ``self.n..n-1`` with :func:`cost_table` and append them."""
+        (cw, gw, pw, dw), (cp, gp, pp, dp) = self._pools
+        rows = slice(self.a + self.n, self.a + n)
+        wcap, pcap = unit_caps(cw, gw[rows], dw), unit_caps(cp, gp[rows], dp)
+        block = cost_table(self.model, dw, dp, pw[rows], pp[rows], wcap, pcap, self.counts)
+        if self.slots is None:
+            self.slots = block
+        else:
+            old = self.slots
+            cat = {k: np.concatenate([getattr(old, k), getattr(block, k)])
+                   for k in ("by_workers", "w_order", "w_caps", "p_order", "p_caps")}
+            self.slots = replace(old, **cat)
+        self.n = n
+
+    def row(self, k: int, cost: bool) -> np.ndarray:
+        """Slot ``k`` of the window: COST_t(t, d) for d = 0..d_max (``cost``, as :attr:`_Slots.cost`)
+        or the cost by worker count (:attr:`_Slots.by_workers`)."""
+        if k >= self.n:
+            self._grow(min(self.S, max(k + 1, 2 * self.n)))
+        h = self.slots.by_workers[k]
+        if not cost:
+            return h
+        if self._W is None:
+            self._W = workers_needed(np.arange(self.d_max + 1), self.model)
+        out = h[self._W]
+        out[0] = 0.0  # note 3: COST_t(t, 0) = 0 with y = z = 0
+        return out
+
+
+class _Rows:
+    """Read-only row view of a :class:`_Window` for :func:`_dp` / :func:`_frontier`, which also take
+    a plain (S, .) array: ``shape[0]`` is the window's length and ``rows[k]`` is slot ``k``."""
+
+    def __init__(self, window: _Window, cost: bool) -> None:
+        self._window = window
+        self._cost = cost
+        width = window.d_max + 1 if cost else window.slots.by_workers.shape[1]
+        self.shape = (window.S, width)
+
+    def __getitem__(self, k: int) -> np.ndarray:
+        return self._window.row(int(k), self._cost)
 
 
 @dataclass(frozen=True)
@@ -686,10 +781,9 @@ def best_schedule(
     S = T - a
     if S <= 0:
         return BestSchedule(0.0, None, INF)
-    wcap = unit_caps(capacity_w, used_w[a:T], demand_w)
-    pcap = unit_caps(capacity_p, used_p[a:T], demand_p)
-    slots = cost_table(model, demand_w, demand_p, price_w[a:T], price_p[a:T], wcap, pcap)
-    dmax = slots.d_max
+    pools = (capacity_w, used_w, price_w, demand_w), (capacity_p, used_p, price_p, demand_p)
+    window = _Window(model, a, S, *pools)
+    dmax = window.d_max
     if dmax == 0 or dmax * S < D:
         return BestSchedule(0.0, None, INF)
     if method not in ("auto", "exact", "frontier"):
@@ -697,16 +791,17 @@ def best_schedule(
     exact = method == "exact" or (method == "auto" and S * (D + 1) * (dmax + 1) <= EXACT_BUDGET)
     track = _Tracker(np.asarray(spec.utility(np.arange(S)), dtype=float), prune)
     if exact:
-        choices, lo_list = _dp(slots.cost, D, dmax, track)
+        choices, lo_list = _dp(_Rows(window, cost=True), D, dmax, track)
     else:
-        back = _frontier(slots.by_workers, slots.chunks_of, D, track)
+        back = _frontier(_Rows(window, cost=False), window.chunks_of, D, track)
     totals, best_mu, best_k = track.totals, track.best_mu, track.best_k
     if best_k is None:
         return BestSchedule(0.0, None, INF, costs_by_completion=totals)
     if exact:
         chunks = _backtrack(choices, lo_list, best_k, D)
     else:
-        chunks = _frontier_chunks(back, best_k, slots.chunks_of, D)
+        chunks = _frontier_chunks(back, best_k, window.chunks_of, D)
+    slots = window.slots  # every slot of the schedule is <= best_k, so already computed
     placements = {}
     for k, d in chunks.items():
         W = int(workers_needed(d, model))
@@ -850,29 +945,27 @@ def _frontier(by_workers: np.ndarray, chunks_of: np.ndarray, D: int, track: _Tra
     # A slot's options are the first W of each coverage among its finite W. Usually the finite W
     # are a prefix 0..n-1 (costs grow with W and infeasibility is monotone) and coverage is
     # non-decreasing in W: then the options are a prefix of one list computed once per job, the
-    # same as the per-slot np.unique below.
-    finite = np.isfinite(by_workers)
-    n_finite = finite.sum(axis=1)
-    prefix = bool(np.all(cover[1:] >= cover[:-1])) and bool(
-        (finite == (np.arange(finite.shape[1]) < n_finite[:, None])).all()
-    )
-    if prefix:
+    # same as the per-slot np.unique below (so the test is made slot by slot: either way gives
+    # the same options).
+    monotone = bool(np.all(cover[1:] >= cover[:-1]))
+    if monotone:
         w_first = np.flatnonzero(np.r_[True, cover[1:] != cover[:-1]])
         k_first = cover[w_first]
-        n_opts = np.searchsorted(w_first, n_finite)
     # A frontier of one point (x0, c0) whose options covering something all cost at least the
-    # limit (hmin[k] bounds their costs from below; float addition is monotone) only keeps itself
-    # through W = 0 (cost exactly 0, coverage 0): the step is done without array work. Common when
-    # the cluster is full and the job is about to be rejected.
-    idle = bool(cover[0] == 0 and np.all(by_workers[:, 0] == 0.0) and np.all(by_workers >= 0.0))
-    if idle:
-        hmin = np.min(by_workers[:, cover > 0], axis=1, initial=INF)
-        zero = np.zeros(1, dtype=np.int64)
-        empty = np.zeros(0, dtype=np.int64)
+    # limit (the slot's least such cost bounds them from below; float addition is monotone) only
+    # keeps itself through W = 0 (cost exactly 0, coverage 0): the step is done without array
+    # work. Common when the cluster is full and the job is about to be rejected. Tested slot by
+    # slot, as the rows are read (best_schedule computes them lazily, :class:`_Window`): where it
+    # holds, the step gives what the array path below gives (the same back-pointer and record).
+    covers = cover > 0
+    zero = np.zeros(1, dtype=np.int64)
+    empty = np.zeros(0, dtype=np.int64)
     for k in range(S):
         if track.stop(k) or (dense is None and len(x) == 0):
             break
-        if idle and dense is None and len(x) == 1 and hmin[k] + c[0] >= track.limit(k):
+        h = by_workers[k]
+        idle = bool(cover[0] == 0 and h[0] == 0.0 and np.all(h >= 0.0))
+        if idle and dense is None and len(x) == 1 and np.min(h[covers], initial=INF) + c[0] >= track.limit(k):
             if c[0] < track.limit(k) and x[0] >= D - (S - 1 - k) * cmax:
                 back.append(("sparse", zero, zero, x))
                 track.record(k, float(c[0]) if x[0] == D else INF)
@@ -881,10 +974,13 @@ def _frontier(by_workers: np.ndarray, chunks_of: np.ndarray, D: int, track: _Tra
                 back.append(("sparse", empty, empty, x))
                 track.record(k, INF)
             continue
-        h = by_workers[k]
+        finite = np.isfinite(h)
+        n_finite = int(finite.sum())
+        prefix = monotone and bool(finite[:n_finite].all()) and not finite[n_finite:].any()
         if prefix:
-            Wopt = w_first[: n_opts[k]]
-            kk, hopt = k_first[: n_opts[k]], h[Wopt]
+            n_opts = int(np.searchsorted(w_first, n_finite))
+            Wopt = w_first[:n_opts]
+            kk, hopt = k_first[:n_opts], h[Wopt]
         else:
             Wok = np.flatnonzero(np.isfinite(h))
             kk, first = np.unique(cover[Wok], return_index=True)  # smallest W per coverage
@@ -1111,6 +1207,86 @@ def dp_cost_literal(
     return dp(T_i, D_i)
 
 
+class _PriceMass:
+    r""":math:`\sum_{t,s,r}` price times capacity of one price table (a term of the dual (19)),
+    kept up to date slot by slot with the same bits as ``np.sum(price * cap[None])``.
+
+    numpy sums a C-contiguous float64 array pairwise over its flat values: a node of more than
+    128 values is the sum of its two halves, split at ``n // 2`` rounded down to a multiple of 8,
+    and ``np.sum`` of any node's slice gives that node's value. This class caches the nodes of at
+    most :attr:`LEAF` values (the leaves of the upper tree) over a product table, recomputes the
+    product and the leaves of the slots a commit changed (:meth:`update`), and adds the upper
+    levels in the tree's order (:meth:`total`). Tables that are not C-contiguous float64, whose
+    temporary ``price * cap[None]`` numpy would lay out differently, are summed afresh.
+    """
+
+    LEAF = 1 << 18
+
+    def __init__(self, price: np.ndarray, cap: np.ndarray) -> None:
+        self.price, self.cap = price, cap
+        self.fresh = not (price.dtype == np.float64 and price.flags.c_contiguous and price.ndim == 3)
+        if self.fresh:
+            return
+        self.prod = price * cap[None]
+        self.flat = self.prod.reshape(-1)
+        self.slot = int(np.prod(price.shape[1:], dtype=np.int64))  # flat values per slot
+        self.bounds: list[tuple[int, int]] = []  # the leaves' flat ranges, left to right
+        inner: list[tuple[int, int]] = []  # inner nodes' children, children before parents
+        self._split(0, self.flat.size, inner)
+        # node values: the leaves (in bounds' order), then the inner nodes (the root last)
+        n_leaves = len(self.bounds)
+
+        def at(node: int) -> int:
+            return node if node >= 0 else n_leaves - node - 1
+
+        self.program = [(at(left), at(right)) for left, right in inner]
+        self.lo = np.array([lo for lo, _ in self.bounds], dtype=np.int64)
+        self.values = [np.sum(self.flat[lo:hi]) for lo, hi in self.bounds] + [None] * len(inner)
+        self._total = None
+
+    def _split(self, lo: int, n: int, inner: list) -> int:
+        """The pairwise tree over ``flat[lo:lo + n]`` down to leaves of <= LEAF values (appended to
+        ``bounds``; inner nodes to ``inner``); returns the node: a leaf's index in ``bounds``, or
+        ``-1 - j`` for the ``j``-th inner node."""
+        if n <= self.LEAF:
+            self.bounds.append((lo, lo + n))
+            return len(self.bounds) - 1
+        n2 = n // 2
+        n2 -= n2 % 8
+        left = self._split(lo, n2, inner)
+        right = self._split(lo + n2, n - n2, inner)
+        inner.append((left, right))
+        return -len(inner)
+
+    def update(self, ts: np.ndarray) -> None:
+        """Slots ``ts`` of ``price`` changed: recompute their products and the leaves over them."""
+        if self.fresh:
+            return
+        dirty = set()
+        for t in np.unique(ts).tolist():
+            self.prod[t] = self.price[t] * self.cap  # elementwise, as price * cap[None]
+            first = int(np.searchsorted(self.lo, t * self.slot, side="right")) - 1
+            last = int(np.searchsorted(self.lo, (t + 1) * self.slot - 1, side="right")) - 1
+            dirty.update(range(first, last + 1))
+        for i in dirty:
+            lo, hi = self.bounds[i]
+            self.values[i] = np.sum(self.flat[lo:hi])
+        self._total = None
+
+    def total(self):
+        """``np.sum(price * cap[None])``, the same float."""
+        if self.fresh:
+            return np.sum(self.price * self.cap[None])
+        if self._total is None:
+            v, n_leaves = self.values, len(self.bounds)
+            for i, (left, right) in enumerate(self.program):  # children come first
+                v[n_leaves + i] = v[left] + v[right]
+            out = v[-1]
+            # numpy starts the reduction from its identity; that only shows on a zero (-0.0 + ...)
+            self._total = out if out != 0.0 else np.sum(self.price * self.cap[None])
+        return self._total
+
+
 # ------------------------------------------------------------------------------- Algorithm 1
 
 
@@ -1231,14 +1407,17 @@ class OASiS(BasePolicy):
         self.decision_seconds: dict[int, float] = {}
         self.history: list[dict[str, float]] = []
         self.price_snapshots: list[np.ndarray] = []
+        self._masses: dict[str, _PriceMass] = {}  # price sums of (19) for _dual_now
 
     def _init_horizon(self, T: int) -> None:
         R = len(self.cluster.resources)
         self._T = T
         self.g = np.zeros((T, len(self._wsrv), R))
         self.v = np.zeros((T, len(self._psrv), R))
-        self.p = self._params.worker_price(self.g, self._cw[None])
-        self.q = self._params.ps_price(self.v, self._cp[None])
+        # (22) at zero usage: every slot has the prices of the first, computed once and copied (the
+        # price of a cell depends on its own usage and capacity only, element by element)
+        self.p = np.repeat(self._params.worker_price(self.g[:1], self._cw[None]), T, axis=0)
+        self.q = np.repeat(self._params.ps_price(self.v[:1], self._cp[None]), T, axis=0)
 
     def prepare(self, cluster: Cluster, T: int, rng=None) -> OASiS:
         """Reset and size the price tables for horizon ``T`` outside a simulation (checks,
@@ -1309,6 +1488,19 @@ class OASiS(BasePolicy):
             sum(self.payoffs.values()) + np.sum(self.p * self._cw[None]) + np.sum(self.q * self._cp[None])
         )
 
+    def _dual_now(self) -> float:
+        """:meth:`dual_objective` during :meth:`decide`, bit for bit, with the two price sums kept
+        by :class:`_PriceMass` (updated by :meth:`_commit`) instead of summed afresh twice per
+        admission. Assumes, as the simulation does, that ``p``/``q`` change only in :meth:`_commit`
+        (or are replaced, as by :meth:`prepare`/:meth:`preload`)."""
+        masses = []
+        for key, price, cap in (("p", self.p, self._cw), ("q", self.q, self._cp)):
+            mass = self._masses.get(key)
+            if mass is None or mass.price is not price:
+                mass = self._masses[key] = _PriceMass(price, cap)
+            masses.append(mass.total())
+        return float(sum(self.payoffs.values()) + masses[0] + masses[1])
+
     def decide(self, t: int, view: ClusterView) -> Decision:
         if self._T is None:
             if view.horizon is None:
@@ -1325,14 +1517,14 @@ class OASiS(BasePolicy):
             # it beat 0 by more than numerics.tolerance(max(|f|, cost)))
             if best.payoff > 0:
                 admit.append(spec.job_id)  # line 5
-                dual_before = self.dual_objective()  # the state before the commit, as before search
+                dual_before = self._dual_now()  # the state before the commit, as before search
                 self._commit(spec.job_id, best, wd, pdem)  # lines 6-10
                 self.payoffs[spec.job_id] = best.payoff
                 utility = float(spec.utility(best.completion - spec.arrival))
                 if self.record_prices:
                     self.price_snapshots.append(self.mean_log_price())
                 self.history.append(
-                    {"job": spec.job_id, "primal": utility, "dual": self.dual_objective() - dual_before}
+                    {"job": spec.job_id, "primal": utility, "dual": self._dual_now() - dual_before}
                 )
             else:
                 reject.append(spec.job_id)  # line 13
@@ -1363,3 +1555,6 @@ class OASiS(BasePolicy):
             ts, hs, cs = (np.array(col) for col in zip(*cells, strict=True))
             used[ts, hs] += cs[:, None] * dem
             price[ts, hs] = price_of(used[ts, hs], cap[hs])
+            mass = self._masses.get("p" if role == "workers" else "q")
+            if mass is not None and mass.price is price:
+                mass.update(ts)
