@@ -17,7 +17,10 @@
     - ``summary.json``: headline metrics, names, parameters and seed.
 
     A progress bar over finished jobs and simulated slots goes to stderr once a run has lasted a
-    few seconds; ``--quiet`` turns it off.
+    few seconds; ``--quiet`` turns it off. ``--check`` reads the allocation file back as written
+    and re-checks it against the instance with the independent checker
+    (:func:`~dlsched.core.schedule.check_intervals`) before moving the files into place; a
+    violation (of the simulation or of the file) prints it and exits with code 1.
 
     ``--param`` keys may be prefixed ``workload.`` or ``policy.``; an unprefixed key goes to the
     side that declares it (an error if both or neither do). Values are Python literals when they
@@ -60,6 +63,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from dlsched import registry
+from dlsched.core.schedule import ScheduleViolation
 from dlsched.reproduce import parse_param
 
 FORMATS = ("parquet", "csv")
@@ -120,12 +124,18 @@ def run(
     fmt: str = "parquet",
     allocations: str = "intervals",
     progress: bool = False,
+    check: bool = False,
 ) -> dict:
     """Simulate and write the output files (:func:`output_files`) atomically into ``out``;
     returns the summary.
 
     ``fmt`` (``"parquet"`` or ``"csv"``) and ``allocations`` (``"intervals"`` or ``"slots"``)
-    choose the allocation file (module docstring); ``progress`` shows a bar on stderr.
+    choose the allocation file (module docstring); ``progress`` shows a bar on stderr. ``check``
+    reads the allocation file back as written and re-checks it against the instance with the
+    independent checker (:func:`~dlsched.core.schedule.check_intervals`, or
+    :func:`~dlsched.core.schedule.check_timeline` for ``slots``) before anything is moved into
+    ``out``; the summary's ``checked`` says how many placements passed (a violation raises
+    :class:`~dlsched.core.schedule.ScheduleViolation` and writes nothing).
     """
     from dlsched.core import metrics
     from dlsched.core.simulator import simulate
@@ -170,6 +180,8 @@ def run(
             table.to_csv(tmp / "allocations.csv", index=False)
         else:
             table.to_parquet(tmp / "allocations.parquet", index=False)
+        if check:
+            summary["checked"] = _check_file(wl, tmp / f"allocations.{fmt}", allocations)
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
         out.mkdir(exist_ok=True)
         for name in output_files(fmt):
@@ -177,6 +189,20 @@ def run(
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return summary
+
+
+def _check_file(wl, path: Path, allocations: str) -> int:
+    """Re-check the allocation file ``path`` (as written) against workload ``wl``; the number of
+    placements (interval stretches, or job-slot pairs for ``slots``) that passed."""
+    import pandas as pd
+
+    from dlsched.core.schedule import check_intervals, check_timeline
+
+    table = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
+    if allocations == "intervals":
+        return check_intervals(wl.cluster, wl.specs, table)
+    check_timeline(wl.cluster, wl.specs, table)
+    return int(table.groupby(["job", "slot"]).ngroups)
 
 
 def _list() -> str:
@@ -264,6 +290,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_run.add_argument("--allocations", choices=ALLOCATIONS, default="intervals",
                        help="allocation rows: intervals (default) or one per slot")
     p_run.add_argument("--quiet", action="store_true", help="no progress bar")
+    p_run.add_argument("--check", action="store_true",
+                       help="re-check the allocation file as written with the independent checker")
     sub.add_parser("reproduce", help="run every notebook with papermill (see dlsched reproduce --help)")
     sub.add_parser("list", help="registered policies and workloads")
     p_fid = sub.add_parser("fidelity", help="claims reproduced per paper, from the notebooks' scorecards")
@@ -293,14 +321,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.seed < 0:
             raise UsageError(f"--seed must be >= 0, got {args.seed}")
         summary = run(args.workload, args.policy, args.param, args.seed, args.out, args.horizon,
-                      fmt=args.fmt, allocations=args.allocations, progress=not args.quiet)
+                      fmt=args.fmt, allocations=args.allocations, progress=not args.quiet,
+                      check=args.check)
+    except ScheduleViolation as exc:  # (a policy's bug, or --check found the file broken)
+        print(f"dlsched: schedule violation: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 1
     except (UsageError, ValueError, TypeError, FileNotFoundError, OSError) as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"dlsched: error: {msg}", file=sys.stderr)
         return 2
+    checked = f"; {summary['checked']} placements re-checked from the file" if args.check else ""
     print(
         f"{summary['finished']}/{summary['jobs']} jobs finished, total utility "
-        f"{summary['total_utility']:.4g}; wrote {', '.join(output_files(args.fmt))} to {args.out}"
+        f"{summary['total_utility']:.4g}; wrote {', '.join(output_files(args.fmt))} to {args.out}{checked}"
     )
     return 0
 

@@ -5,6 +5,9 @@ reference digests with the code *before* the speed-ups::
     git worktree add /work/pre 6d31e07   # the last commit before them
     PYTHONPATH=/work/pre python tests/_trace_identity.py > tests/data/trace_identity.json
 
+(the 8,000-job FIFO and DRF cases, added with the O(changes) decisions of 2026-11-28, by the
+same code: ``... tests/_trace_identity.py fifo/rigid/8000 drf/rigid/8000``, merged in).
+
 A digest covers the job table, the allocation intervals, the decision count and the end slot,
 value by value (float bits, not printed text).
 """
@@ -23,6 +26,8 @@ CASES: tuple[tuple[str, str, int], ...] = (
     ("drf", "rigid", 250),
     ("fifo", "rigid", 1000),
     ("drf", "rigid", 1000),
+    ("fifo", "rigid", 8000),
+    ("drf", "rigid", 8000),
     ("oasis", "oasis", 100),
     ("dorm", "oasis", 60),
     ("pdors", "pdors", 60),

@@ -394,3 +394,30 @@ def test_run_rejects_unknown_format(tmp_path, capsys):
     assert _run(tmp_path, "--format", "xlsx") == 2
     assert "--format" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "fmt, layout", [("parquet", "intervals"), ("csv", "intervals"), ("parquet", "slots")]
+)
+def test_check_rereads_the_allocation_file_with_the_checker(tmp_path, capsys, fmt, layout):
+    assert _run(tmp_path, "--check", "--format", fmt, "--allocations", layout, "--quiet") == 0
+    assert "placements re-checked from the file" in capsys.readouterr().out
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["checked"] > 0
+
+
+def test_check_of_a_broken_file_exits_1_and_writes_nothing(tmp_path, capsys, monkeypatch):
+    from dlsched.core.simulator import SimulationResult
+
+    real = SimulationResult.intervals.func
+
+    def inflated(self):  # eight times every task: over capacity somewhere
+        iv = real(self)
+        return iv.assign(count=iv["count"] * 8)
+
+    monkeypatch.setattr(SimulationResult, "intervals", property(inflated))
+    assert _run(tmp_path, "--check", "--quiet") == 1
+    err = capsys.readouterr().err
+    assert err.startswith("dlsched: schedule violation: [") and err.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+    assert _run(tmp_path, "--quiet") == 0  # without --check the file is written as it is

@@ -49,7 +49,7 @@ from dlsched.baselines.fifo import (
 from dlsched.core import numerics
 from dlsched.core.placement import LoadBalance, RoundRobin
 from dlsched.core.policy import BasePolicy, ClusterView
-from dlsched.core.schedule import Decision, Placement
+from dlsched.core.schedule import Allocations, Decision, Placement
 
 PLACERS = {"round_robin": RoundRobin, "load_balance": LoadBalance}
 """Valid values of :class:`DRF`'s ``placement``."""
@@ -119,12 +119,13 @@ class DRF(BasePolicy):
         self._free_fixed = None
         return admit
 
-    def _follow(self, t: int, view: ClusterView) -> list[int]:
-        """Bring the queue up to date with ``view``; return the jobs to admit."""
+    def _follow(self, t: int, view: ClusterView) -> tuple[list[int], bool]:
+        """Bring the queue up to date with ``view``; return the jobs to admit, and whether the
+        view continued the previous decision (False: everything was read afresh)."""
         m = self._mirror
         followed = m.follow(t, view)
         if followed is None:
-            return self._rebuild(t, view)
+            return self._rebuild(t, view), False
         arrived, completed = followed
         for j in completed:
             p = self._fixed.pop(j, None)
@@ -136,7 +137,7 @@ class DRF(BasePolicy):
             for x in m.data[j].times:
                 if x > t:
                     heapq.heappush(self._wake, (x, j))
-        return list(arrived)
+        return list(arrived), True
 
     def decide(self, t: int, view: ClusterView) -> Decision:
         """Progressive filling (see the module docstring), in time independent of the queue length
@@ -156,10 +157,15 @@ class DRF(BasePolicy):
         """
         cluster = view.cluster
         m = self._mirror
-        admit = self._follow(t, view)
+        admit, followed = self._follow(t, view)
         rank = m.rank
         data = m.data
-        fixed = sorted(self._fixed, key=rank.__getitem__)
+        # Following its previous decision with no elastic job running, DRF keeps every running
+        # job's placement and only adds the jobs it starts: Decision.update on the view's
+        # placements (O(started jobs)); the order of the allocations is then the view's with the
+        # started jobs appended, which changes no result (see _commit).
+        delta = followed and not self._elastic and isinstance(view.placements, Allocations)
+        fixed = sorted(self._fixed, key=rank.__getitem__) if not delta or self._free_fixed is None else []
         if self._free_fixed is None:
             free = cluster.capacity.copy()
             whole = self._cap_whole
@@ -179,7 +185,7 @@ class DRF(BasePolicy):
             self._whole_of = {j: _whole_job(data[j]) for j in fixed}
             self._fixed_mass = mass if whole and mass < _EXACT_MASS else None
         free = self._free_fixed.copy()
-        allocs: dict[int, Placement] = {j: self._fixed[j] for j in fixed}
+        allocs: dict[int, Placement] = {} if delta else {j: self._fixed[j] for j in fixed}
         waiting, elastic = self._waiting, self._elastic
         wakeup = next_wakeup(self._wake, t, lambda j: j in waiting or j in elastic)
         everywhere = m.everywhere
@@ -242,7 +248,9 @@ class DRF(BasePolicy):
                 heap.push(share, st.rank, st)
         for st in sorted(grown, key=lambda st: st.rank):
             allocs[st.d.spec.job_id] = Placement.of(st.workers, st.ps)
-        self._commit(t, allocs, admit, grown)
+        self._commit(t, allocs, admit, grown, delta)
+        if delta:  # allocs: the started jobs only
+            return Decision.update(view.placements, allocs, admit=admit, wakeup=wakeup)
         return Decision(allocs, admit=admit, wakeup=wakeup)
 
     def _grow(self, st: _Grow, step: int, free: np.ndarray, reserved: np.ndarray) -> bool:
@@ -312,9 +320,18 @@ class DRF(BasePolicy):
                 return
         self._free_fixed = None
 
-    def _commit(self, t: int, allocs: dict[int, Placement], admit: list[int], grown: list[_Grow]) -> None:
+    def _commit(
+        self, t: int, allocs: dict[int, Placement], admit: list[int], grown: list[_Grow], delta: bool = False
+    ) -> None:
         """Carry the decision over to the next one: started jobs leave the queue, elastic jobs
-        left without tasks join it."""
+        left without tasks join it. ``delta``: ``allocs`` holds only the jobs started now, every
+        running job keeping its placement (no elastic job ran).
+
+        The order of a decision's allocations reaches DRF again only as the order of
+        ``view.completed``, which changes no result: the fixed jobs' free capacity is updated by
+        whole numbers (exact in any order) or recomputed in arrival order, and the mirror's usage
+        only checks the view's to a tolerance.
+        """
         waiting, elastic = self._waiting, self._elastic
         before = list(elastic)
         for st in grown:
@@ -328,6 +345,9 @@ class DRF(BasePolicy):
                     self._fixed_change(st.d, allocs[j], -1.0, whole)
                     continue
             elastic[j] = allocs[j]
+        if delta:
+            self._mirror.commit_started(t, allocs, admit)
+            return
         for j in before:
             if j not in allocs:
                 del elastic[j]
@@ -344,15 +364,23 @@ def _whole(a: np.ndarray) -> bool:
     return bool(np.all(a == np.round(a)) and np.all(a < 2.0**40) and not np.signbit(a).any())
 
 
+_WHOLE_JOB: dict[bytes, bool] = {}  # demand vectors' bytes -> _whole of both (a few classes)
+
+
 def _whole_job(d: JobData) -> bool:
-    return _whole(d.wd) and _whole(d.pd)
+    """``_whole(d.wd) and _whole(d.pd)``, remembered per demand vectors (by their bytes)."""
+    key = d.wd.tobytes() + d.pd.tobytes()
+    hit = _WHOLE_JOB.get(key)
+    if hit is None:
+        if len(_WHOLE_JOB) > 4096:
+            _WHOLE_JOB.clear()
+        hit = _WHOLE_JOB[key] = _whole(d.wd) and _whole(d.pd)
+    return hit
 
 
 def _mass(d: JobData, p: Placement) -> int:
     """Bound on one job's contribution to any entry of the fixed jobs' usage."""
-    return sum(c for _, c in p.workers) * int(d.wd.max(initial=0)) + sum(
-        c for _, c in p.ps
-    ) * int(d.pd.max(initial=0))
+    return p.n_workers * int(d.wd.max(initial=0)) + p.n_ps * int(d.pd.max(initial=0))
 
 
 class _ShareQueue:

@@ -51,7 +51,10 @@ from __future__ import annotations
 import bisect
 import heapq
 import itertools
+import math
 from collections.abc import Hashable
+from itertools import compress
+from operator import is_not
 from typing import ClassVar
 
 import numpy as np
@@ -61,7 +64,7 @@ from dlsched.core.cluster import Cluster
 from dlsched.core.jobs import JobSpec, RateContext, Workload
 from dlsched.core.placement import RoundRobin, reachable, single_server_widths
 from dlsched.core.policy import BasePolicy, ClusterView
-from dlsched.core.schedule import Decision, Placement
+from dlsched.core.schedule import Allocations, Decision, Placement
 
 PLACEMENTS = ("round_robin", "earliest")
 """Valid values of :class:`FIFO`'s ``placement``."""
@@ -114,16 +117,34 @@ class JobData:
 
     __slots__ = ("spec", "wd", "pd", "wkey", "pkey", "ready", "full_at", "times", "elastic")
 
-    def __init__(self, spec: JobSpec, cluster: Cluster) -> None:
+    def __init__(
+        self, spec: JobSpec, cluster: Cluster, classes: dict | None = None, uniform: bool = False
+    ) -> None:
+        """``classes``: a cache shared by the jobs of one cluster, through which the jobs of one
+        demand class share their (read-only) vectors and keys; ``uniform``: every server of the
+        cluster has the same transfer delay (then ``times`` has one entry)."""
         self.spec = spec
-        self.wd = cluster.vector(spec.worker_demand)
-        self.pd = cluster.vector(spec.ps_demand)
-        hard = cluster.hard
-        self.wkey = tuple(self.wd[hard].tolist())
-        self.pkey = tuple(self.pd[hard].tolist())
-        self.ready = spec.arrival + spec.delays(cluster) - _EPS
+        try:
+            key = (tuple(spec.worker_demand.items()), tuple(spec.ps_demand.items()))
+            hit = None if classes is None else classes.get(key)
+        except TypeError:  # unhashable demand values: no sharing
+            key, hit = None, None
+        if hit is None:
+            wd, pd_ = cluster.vector(spec.worker_demand), cluster.vector(spec.ps_demand)
+            wd.setflags(write=False)
+            pd_.setflags(write=False)
+            hard = cluster.hard
+            hit = (wd, pd_, tuple(wd[hard].tolist()), tuple(pd_[hard].tolist()))
+            if classes is not None and key is not None:
+                classes[key] = hit
+        self.wd, self.pd, self.wkey, self.pkey = hit
+        delays = spec.delays(cluster)
+        self.ready = spec.arrival + delays - _EPS
         self.full_at = float(self.ready.max())
-        self.times = [int(x) for x in np.unique(np.ceil(self.ready))]
+        if uniform and delays is cluster.transfer_delay:
+            self.times = [math.ceil(self.full_at)]  # one value: np.unique(np.ceil(ready)) as an int
+        else:
+            self.times = [int(x) for x in np.unique(np.ceil(self.ready))]
         self.elastic = spec.model.elastic
 
     def mask(self, t: int, everywhere: np.ndarray) -> np.ndarray:
@@ -170,13 +191,16 @@ class Mirror:
         self.everywhere = np.ones(cluster.n_servers, dtype=bool)
         self.everywhere.setflags(write=False)
         self.data: dict[int, JobData] = {}
+        self.classes: dict = {}  # JobData's demand classes
+        delay = np.asarray(cluster.transfer_delay)
+        self.uniform = bool(delay.size > 0 and np.all(delay == delay[0]))
         self.t = None
 
     def job(self, spec: JobSpec) -> JobData:
         """The cached constants of ``spec``."""
         d = self.data.get(spec.job_id)
         if d is None or d.spec is not spec:
-            d = self.data[spec.job_id] = JobData(spec, self.cluster)
+            d = self.data[spec.job_id] = JobData(spec, self.cluster, self.classes, self.uniform)
         return d
 
     def rebuild(self, t: int, view: ClusterView) -> list[int]:
@@ -268,17 +292,27 @@ class Mirror:
         self.last_key = key
         return arrived, completed
 
+    def commit_started(self, t: int, placed: dict[int, Placement], admitted) -> None:
+        """:meth:`commit` of a decision that keeps every running job and starts the jobs of
+        ``placed`` (appended to the running jobs, in this order): O(started jobs)."""
+        for j, q in placed.items():
+            _usage(self.used, self.data[j], q, 1.0)
+        self.running.update(placed)
+        self.admitted = tuple(admitted)
+        self.t = t if self.ordered else None
+
     def commit(self, t: int, allocs: dict[int, Placement], admitted) -> None:
         """Record the decision just taken at slot ``t``."""
         used = self.used
         running = self.running
-        # only entries that are not the same object can differ (the loops of the rule, on them)
-        for j in [j for j, p in running.items() if allocs.get(j) is not p]:
+        # only entries that are not the same object can differ (the loops of the rule, on them;
+        # found at C speed)
+        for j in list(compress(running, map(is_not, running.values(), map(allocs.get, running)))):
             p = running[j]
             q = allocs.get(j)
             if q is None or (q is not p and q != p):
                 _usage(used, self.data[j], p, -1.0)
-        for j in [j for j, q in allocs.items() if running.get(j) is not q]:
+        for j in list(compress(allocs, map(is_not, allocs.values(), map(running.get, allocs)))):
             q = allocs[j]
             p = running.get(j)
             if p is None or (q is not p and q != p):
@@ -366,17 +400,23 @@ class Scan:
         heapq.heappop(self._heap)
 
 
-def task_bound(room: np.ndarray, demand: np.ndarray) -> float:
+def task_bound(room: np.ndarray, demand: np.ndarray, nonneg: bool = False) -> float:
     """An upper bound on how many tasks of ``demand`` fit in ``room`` (servers x hard resources),
     as placed one at a time by :class:`~dlsched.core.placement.RoundRobin` or ``LoadBalance``
     (a task fits where ``room >= demand - 1e-9``): per server ``floor((room + 1e-9) / demand)``
-    over the demanded resources, plus a relative margin of 1e-6 for rounding."""
+    over the demanded resources, plus a relative margin of 1e-6 for rounding.
+
+    ``nonneg``: the caller knows that ``room >= -1e-9`` everywhere (then no server is left out
+    for an overdrawn resource the job does not use, and that test is skipped: same result)."""
     pos = demand > 0
     if pos.all():
         q = (room + _EPS) / demand
         ok = None
     elif not pos.any():
         return np.inf if np.all(room >= -_EPS, axis=1).any() else 0.0
+    elif nonneg:  # every server passes the test below: the sum over all of them
+        q = (room[:, pos] + _EPS) / demand[pos]
+        ok = None
     else:
         ok = np.all(room[:, ~pos] >= -_EPS, axis=1)  # resources it does not use must not be overdrawn
         q = (room[:, pos] + _EPS) / demand[pos]
@@ -398,9 +438,11 @@ class TaskBound:
             self._rows[role] = None if servers.size == cluster.n_servers else servers
         self._cache: dict[tuple[str, tuple[float, ...]], float] = {}
         self._demand: dict[tuple[float, ...], np.ndarray] = {}
+        self._nonneg: dict[str, bool] = {}  # role -> room >= -1e-9 everywhere (until clear())
 
     def clear(self) -> None:
         self._cache.clear()
+        self._nonneg.clear()
 
     def tasks(self, free: np.ndarray, role: str, key: tuple[float, ...]) -> float:
         """Upper bound on the tasks of demand ``key`` (hard resources) that fit on ``role`` servers."""
@@ -415,7 +457,10 @@ class TaskBound:
             demand = self._demand.get(key)
             if demand is None:
                 demand = self._demand[key] = np.asarray(key, dtype=float)
-            k = self._cache[(role, key)] = task_bound(room, demand)
+            nonneg = self._nonneg.get(role)
+            if nonneg is None:
+                nonneg = self._nonneg[role] = bool(np.all(room >= -_EPS))
+            k = self._cache[(role, key)] = task_bound(room, demand, nonneg)
         return k
 
 
@@ -593,47 +638,63 @@ class FIFO(BasePolicy):
                 self._enqueue(j, t)
         rank = m.rank
         running = m.running
-        allocs = {j: running[j] for j in sorted(running, key=rank.__getitem__)}
+        # Strict FIFO continuing its previous decision: the running jobs are in arrival order
+        # (the view's placements are the previous decision, which was) and every job started
+        # now comes later in it, so the decision is the view's placements with the started jobs
+        # appended (Decision.update: O(started jobs)). Otherwise, the running jobs in arrival
+        # order, then the started ones.
+        delta = followed is not None and not self.backfill and isinstance(view.placements, Allocations)
+        if delta:
+            allocs = running  # read only below (is any job placed?) until the commit
+        else:
+            order = sorted(running, key=rank.__getitem__)
+            allocs = dict(zip(order, map(running.__getitem__, order), strict=True))
+        placed: dict[int, Placement] = {}
         free = view.free
         ctx = RateContext(view.cluster, view.used)
         bound = self._bound
         bound.clear()
-        started: list[int] = []
         wakeup = None
         scan = self._waiting.scan()
         while scan:
             key = scan.key()
-            if self.backfill and allocs and key is not None and not self._may_fit(free, key):
+            busy = bool(allocs or placed)
+            if self.backfill and busy and key is not None and not self._may_fit(free, key):
                 scan.discard()  # nothing more of this class and counts fits: all wait
                 continue
             j = scan.pop()
             spec = m.data[j].spec
             if key is None:
                 placement = self._earliest(spec, free, t, ctx)
-            elif allocs and not self._may_fit(free, key):
+            elif busy and not self._may_fit(free, key):
                 placement = None  # would fail, leaving free and the pointers as they are
             else:
                 w, p = key[2], key[3]
                 placement = self._placer.place_job(spec, w, p, free, t)
-                if placement is None and not allocs:
+                if placement is None and not busy:
                     # the counts were checked from a fresh round-robin pointer on the empty
                     # cluster; retry from there so a job that fits alone can never block the
                     # queue forever
                     self._placer.reset_pointers()
                     placement = self._placer.place_job(spec, w, p, free, t)
             if placement is not None:
-                allocs[j] = placement
-                started.append(j)
+                placed[j] = placement
                 bound.clear()
                 continue
             if not self.backfill:
                 wakeup = m.data[j].next_slot(t)
                 break
         if self.backfill:
-            now = set(started)
             waiting = self._waiting
-            wakeup = next_wakeup(self._wake, t, lambda j: j in waiting and j not in now)
-        for j in started:
+            wakeup = next_wakeup(self._wake, t, lambda j: j in waiting and j not in placed)
+        for j in placed:
             self._waiting.remove(j)
+        if delta and (not placed or not running or rank[next(iter(placed))] > rank[next(reversed(running))]):
+            m.commit_started(t, placed, admit)
+            return Decision.update(view.placements, placed, admit=admit, wakeup=wakeup)
+        if delta:  # (not reached by strict FIFO: its starts come after every running job)
+            order = sorted(running, key=rank.__getitem__)
+            allocs = dict(zip(order, map(running.__getitem__, order), strict=True))
+        allocs.update(placed)
         m.commit(t, allocs, admit)
         return Decision(allocs, admit=admit, wakeup=wakeup)

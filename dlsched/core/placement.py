@@ -69,6 +69,23 @@ class RoundRobin:
         self._pointer = {"worker": 0, "ps": 0}
         self._hard = cluster.hard
         self._all_hard = bool(np.all(cluster.hard))  # then x[..., hard] is x: index rows only
+        self._vectors: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # demand class -> vectors
+
+    def _demand_vectors(self, spec: JobSpec) -> tuple[np.ndarray, np.ndarray]:
+        """``cluster.vector`` of the job's worker and PS demands, shared (read-only) by the jobs
+        of one demand class."""
+        try:
+            key = (tuple(spec.worker_demand.items()), tuple(spec.ps_demand.items()))
+            hit = self._vectors.get(key)
+        except TypeError:  # unhashable demand values: no sharing
+            key, hit = None, None
+        if hit is None:
+            hit = (self.cluster.vector(spec.worker_demand), self.cluster.vector(spec.ps_demand))
+            for v in hit:
+                v.setflags(write=False)
+            if key is not None:
+                self._vectors[key] = hit
+        return hit
 
     def reset_pointers(self) -> None:
         """Start round robin again from the first server of each role."""
@@ -96,8 +113,10 @@ class RoundRobin:
         snapshot = free.copy()
         out: dict[int, int] = {}
         left = count
+        if not prefer:
+            return servers, snapshot, out, left
         allowed = set(servers.tolist())
-        for s, quota in sorted((prefer or {}).items()):
+        for s, quota in sorted(prefer.items()):
             if s not in allowed:
                 continue
             while quota > 0 and left > 0 and self.fits(free, s, demand):
@@ -169,8 +188,7 @@ class RoundRobin:
     ) -> Placement | None:
         """Place ``workers`` workers and ``ps`` PS of a job, or return None (``free`` unchanged)."""
         mask = reachable(spec, self.cluster, t)
-        wd = self.cluster.vector(spec.worker_demand)
-        pd_ = self.cluster.vector(spec.ps_demand)
+        wd, pd_ = self._demand_vectors(spec)
         snapshot = free.copy()
         pointers = dict(self._pointer)
         w = self.place(free, wd, workers, "worker", mask, dict(prefer.workers) if prefer else None)

@@ -93,7 +93,9 @@ class ClusterView:
         Last slot + 1 of the simulation, if bounded (OASiS's T).
     placements : Mapping[int, Placement] or None
         The running jobs' placements (what :meth:`current_allocations` returns, in no particular
-        order), when the simulator provides them; read through :meth:`placement_of`.
+        order), when the simulator provides them (a read-only
+        :class:`~dlsched.core.schedule.Allocations`); read through :meth:`placement_of`, or pass
+        it to :meth:`Decision.update <dlsched.core.schedule.Decision.update>` to change a few.
     """
 
     t: int

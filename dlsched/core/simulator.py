@@ -31,6 +31,8 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import compress
+from operator import is_not
 from types import MappingProxyType
 
 import numpy as np
@@ -40,6 +42,7 @@ from dlsched.core.jobs import RateContext, Workload
 from dlsched.core.policy import ClusterView, JobView, Policy
 from dlsched.core.schedule import (
     EMPTY,
+    Allocations,
     Decision,
     ScheduleViolation,
     UsageCache,
@@ -257,7 +260,7 @@ def simulate(
 
     runs = _Runs()
     total_of: dict[int, float] = {}  # job -> model.total_work, read once
-    allocs: dict = {}
+    allocs = Allocations()  # the running jobs' placements (the view's ``placements``)
     idx = 0
     n = len(order)
     t = order[0].arrival if n else 0
@@ -289,7 +292,7 @@ def simulate(
                 runs.close(j, t)
             opening = []
             t = order[idx].arrival
-            allocs = {}
+            allocs = Allocations()
             continue
         if first or arrived or completed or (wakeup is not None and t >= wakeup):
             first = False
@@ -389,7 +392,7 @@ def simulate(
                 st.pause_left = max(0.0, st.pause_left - k)
         t += k
         for j in completed:
-            allocs.pop(j, None)
+            dict.pop(allocs, j, None)  # read-only to the policies, not to the engine
             admitted.discard(j)
             live.pop(j, None)
             usage.forget(j)
@@ -592,7 +595,7 @@ def _view(t, cluster, specs, state, active, used, arrived, completed, H, views, 
         arrived=tuple(arrived),
         completed=tuple(completed),
         horizon=H,
-        placements=MappingProxyType(allocs),
+        placements=allocs,
     )
 
 
@@ -620,7 +623,23 @@ def _apply(t, d: Decision, state, specs, cluster, check: bool, bar, prev, pos, u
         if bar is not None:
             bar.update(1)
     admitted.update(d.admit)
-    if not (d.allocations.keys() <= admitted):
+    delta = d.delta
+    if delta is not None and delta[0] is prev:
+        # made by Decision.update on these allocations: only the changed jobs can be new (their
+        # order is the changes' order), the others keep their placement object and stay admitted
+        base, jobs = delta
+        new = Allocations(d.allocations)
+        moved = [j for j in jobs if j in new and prev.get(j) is not new[j]]
+        stopped = [j for j in jobs if j not in new and j in prev]
+        wrong = not admitted.issuperset(moved)
+    else:
+        new = Allocations(d.allocations)
+        # A running job's placement is its entry in ``prev`` (others have none): only entries
+        # that are not that object can be new.
+        moved = list(compress(new, map(is_not, new.values(), map(prev.get, new))))  # at C speed
+        stopped = prev.keys() - new.keys()
+        wrong = not (new.keys() <= admitted)
+    if wrong:
         for j in sorted(d.allocations):
             st = state.get(j)
             if st is None or st.status != "admitted":
@@ -634,10 +653,6 @@ def _apply(t, d: Decision, state, specs, cluster, check: bool, bar, prev, pos, u
     for j, info in d.info.items():
         if j in state:
             state[j].info.update(info)
-    new = dict(d.allocations)
-    # A running job's placement is its entry in ``prev`` (others have none): only entries that
-    # are not that object can be new.
-    moved = [j for j, p in new.items() if prev.get(j) is not p]
     changed = []  # jobs whose placement is new now
     for j in moved:
         p = new[j]
@@ -649,12 +664,14 @@ def _apply(t, d: Decision, state, specs, cluster, check: bool, bar, prev, pos, u
             st.placement = p  # the same placement: keep the new object, so that `is` matches next time
             continue
         changed.append(j)
-    stopped = prev.keys() - new.keys()
     if check:
         check_placements(cluster, specs, t, new, changed)
     used = usage.apply_changes(new, moved, stopped)
     if check:
-        check_capacity(cluster, t, new, used)
+        # with whole-number demands only the rows of servers that received tasks changed upwards
+        # (a check of every row passed before); otherwise the usage was summed afresh
+        grown = [s for j in moved for s in new[j].servers] if usage.integral else None
+        check_capacity(cluster, t, new, used, grown)
     for j in sorted(d.pause):
         p = new.get(j, EMPTY)
         if p.is_empty or p == state[j].placement:
