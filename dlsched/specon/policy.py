@@ -75,8 +75,9 @@ It still counts for :math:`|w|`, the scores, ``resource="containers"`` and ``"me
 
 from __future__ import annotations
 
+import heapq
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import ClassVar
@@ -294,8 +295,23 @@ class K8sDefault(BasePolicy):
         self._phased = False  # some job uses the converged-CPU reading
         self._specs: dict = {}  # job -> JobSpec of the jobs in the current view
         self._demands: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # job -> demand vectors
+        self._ids: tuple[int, ...] | None = None  # the previous view's jobs (_jobs_changed)
+        self._waiting = False  # a job of the view was left pending by _place_new
 
     # ----------------------------------------------------------------------- view and usage
+    def _jobs_changed(self, view: ClusterView) -> bool:
+        """The view holds other jobs than the previous decision's (an arrival or a completion).
+
+        Most decisions (SpeCon's ticks) see the same jobs; then the specs, the pinned nodes and
+        the placed containers are the same, and :meth:`_read_specs` and the per-job loops of
+        :meth:`_place_new` are skipped. The test compares the job ids (C speed), not the events
+        ``view.arrived`` / ``view.completed``, so that it holds for any view."""
+        ids = tuple(view.jobs)
+        if ids == self._ids:
+            return False
+        self._ids = ids
+        return True
+
     def _read_specs(self, view: ClusterView) -> None:
         """``self._specs``: the spec of every job in the view. A job's spec never changes, so it
         is read from its :class:`JobView` once, when the job first appears (a decision then
@@ -404,19 +420,26 @@ class K8sDefault(BasePolicy):
             best = t + k if best is None else min(best, t + k)
         return best
 
-    def _place_new(self, t: int, view: ClusterView) -> tuple[set[int], list[int]]:
+    def _place_new(self, t: int, view: ClusterView, changed: bool = True) -> tuple[set[int], list[int]]:
         """Pin newly launched jobs to their round-robin node and start those that fit.
 
+        ``changed``: the view's jobs differ from the previous decision's (:meth:`_jobs_changed`).
+        When they do not, no job is new, none has left, and the pending jobs are those the
+        previous decision left pending (none unless ``self._waiting``), so only those are read.
+
         Returns the admitted job ids and the jobs started now (launch order)."""
+        if not changed and not self._waiting:
+            return set(), []
         n = self.cluster.n_servers
-        for j in view.jobs:  # (arrival, job_id) order
-            if j not in self._node:
-                self._node[j] = self._launched % n
-                self._launched += 1
-                self._phased = self._phased or self._reads_converged(self._specs[j])
-        for j in list(self._placement):
-            if j not in self._specs:  # self._specs: the jobs of the view
-                del self._placement[j]
+        if changed:
+            for j in view.jobs:  # (arrival, job_id) order
+                if j not in self._node:
+                    self._node[j] = self._launched % n
+                    self._launched += 1
+                    self._phased = self._phased or self._reads_converged(self._specs[j])
+            for j in list(self._placement):
+                if j not in self._specs:  # self._specs: the jobs of the view
+                    del self._placement[j]
         pending = self._pending(view)
         used = self._usage(self._placement) if pending else None
         hard = self.cluster.hard
@@ -431,12 +454,15 @@ class K8sDefault(BasePolicy):
                 admit.add(v.job_id)
                 started.append(v.job_id)
                 self._placement[v.job_id] = self._container(v.job_id, s)
+        self._waiting = len(started) < len(pending)
         return admit, started
 
     def decide(self, t: int, view: ClusterView) -> Decision:
         """Admit and pin new containers; keep every running container where it is."""
-        self._read_specs(view)
-        admit, _ = self._place_new(t, view)
+        changed = self._jobs_changed(view)
+        if changed:
+            self._read_specs(view)
+        admit, _ = self._place_new(t, view, changed)
         self._update_converged(view)
         wake = self.converged_wakeup(t, view)
         return Decision(allocations=dict(self._placement), admit=admit, wakeup=wake)
@@ -601,6 +627,11 @@ class SpeCon(K8sDefault):
         self._dt = max(1, int(round(self.interval / slot)))
         self._dt_rebalance = max(1, int(round(self.rebalance_interval / slot)))
         self._state: dict[int, _Container] = {}
+        # heap of (next_tick, job) of the unmarked containers; an entry whose job is gone, marked
+        # or has another next_tick is stale and dropped when it surfaces (decide)
+        self._ticks: list[tuple[int, int]] = []
+        self._first: dict[int, float] = {}  # job -> E_first (the evaluation at zero work)
+        self._r_table: list | None = None  # _speculate: [R of every node] once built
         self._span: dict[int, float] = {}
         self._next_rebalance = self._dt_rebalance
         self.events: list[dict] = []
@@ -624,7 +655,9 @@ class SpeCon(K8sDefault):
     def _normalised(self, v: JobView, work: float) -> float:
         e = self._evaluation(v, work)
         if self.gain_norm == "first":  # spec A3 default: E / E_first
-            first = self._evaluation(v, 0.0)
+            first = self._first.get(v.job_id)
+            if first is None:  # a job's E_first never changes: evaluated once
+                first = self._first[v.job_id] = self._evaluation(v, 0.0)
             return e / first if first else e
         if self.gain_norm == "minmax":  # oracle: whole curve
             j = v.job_id
@@ -650,11 +683,15 @@ class SpeCon(K8sDefault):
 
     def _counts(self) -> np.ndarray:
         """:math:`|w_i|`: active containers per node (incl. those pausing towards it)."""
+        return np.array(self._count_list(), dtype=int)
+
+    def _count_list(self) -> list[int]:
+        """:meth:`_counts` as a list of Python ints (cheap to index in Python loops)."""
         n = [0] * self.cluster.n_servers
         for p in self._placement.values():
             ((s, _),) = p.workers  # _host(p)
             n[s] += 1
-        return np.array(n, dtype=int)
+        return n
 
     def _cat_sets(self, s: int | None = None) -> dict[str, list[int]]:
         out: dict[str, list[int]] = {"PC": [], "WC": [], "CC": []}
@@ -697,27 +734,53 @@ class SpeCon(K8sDefault):
         target, nor on the source it has left. ``"containers"`` and ``"memory"`` count it on its
         target (it holds its memory there and counts for :math:`|w|`, spec 7.7).
         """
+        holder = getattr(self, "_r_table", None)  # set by _speculate while the placement is fixed
+        if holder is None:
+            return self._resource_table(view)(s)
+        if not holder:
+            holder.append(self._resource_table(view))
+        return holder[0](s)
+
+    def _resource_table(self, view: ClusterView) -> Callable[[int], float]:
+        """:meth:`resource_consumption` of every node from one pass over the containers (for
+        Alg. 2 l. 18, which may rank many nodes): ``R(s)``. Row ``s`` of :meth:`_usage` is bit
+        for bit :meth:`_usage_row` ``(alloc, s)`` (the same additions in the same order)."""
         if self.resource == "containers":
-            return float(self._counts()[s])
+            counts = self._count_list()
+            return lambda s: float(counts[s])
         alloc = self._placement
         if self.resource == "cpu":  # spec 7.7 / 8.4: a pausing container uses no CPU (issue 21)
             alloc = {j: p for j, p in alloc.items() if not self._pausing(view.t, j)}
-        used = self._usage_row(alloc, s)  # row s of server_usage(alloc)
+        used = self._usage(alloc)  # server_usage(alloc)
         name = "cpu" if self.resource == "cpu" else "mem"
         r = self.cluster.resource_index(name)
-        cap = float(self.cluster.capacity[s, r])
+        first: dict[int, object] = {}  # node -> model of its first container (placement order)
         if name == "cpu":
-            usable = cap
-            models = [self._specs[j].model for j, p in self._placement.items() if _host(p) == s]
-            if models and hasattr(models[0], "cpu_usable"):
-                usable = models[0].cpu_usable * cap
-            return min(float(used[r]), usable) / usable if usable > 0 else 0.0
-        return float(used[r]) / cap if cap > 0 else 0.0
+            for j, p in self._placement.items():
+                first.setdefault(_host(p), self._specs[j].model)
 
-    def _fits(self, view: ClusterView, j: int, s: int) -> bool:
-        """Memory (non-compressible resources) of node ``s`` has room for container ``j``."""
-        others = {k: p for k, p in self._placement.items() if k != j}
-        used = self._usage_row(others, s)  # row s of server_usage(others)
+        def R(s: int) -> float:
+            cap = float(self.cluster.capacity[s, r])
+            if name == "cpu":
+                usable = cap
+                m = first.get(s)
+                if m is not None and hasattr(m, "cpu_usable"):
+                    usable = m.cpu_usable * cap
+                return min(float(used[s][r]), usable) / usable if usable > 0 else 0.0
+            return float(used[s][r]) / cap if cap > 0 else 0.0
+
+        return R
+
+    def _fits(self, view: ClusterView, j: int, s: int, row: np.ndarray | None = None) -> bool:
+        """Memory (non-compressible resources) of node ``s`` has room for container ``j``.
+
+        ``row``: row ``s`` of the usage of all placed containers, when the caller has it (one
+        row or matrix for many tests). If ``j`` holds nothing on ``s`` it is bit for bit the row
+        without ``j`` (``j`` adds nothing to it); otherwise the row without ``j`` is summed."""
+        if row is None or s in self._placement[j].servers:
+            others = {k: p for k, p in self._placement.items() if k != j}
+            row = self._usage_row(others, s)  # row s of server_usage(others)
+        used = row
         need = self._vectors(j)[0]  # cluster.vector(worker_demand)
         hard = self.cluster.hard
         # memory fit (spec 3.3): 1e-9 absolute slack so that an exact fit of GB amounts fits
@@ -778,8 +841,13 @@ class SpeCon(K8sDefault):
         """Algorithm 2 for container ``j`` on its host (one request)."""
         here = _host(self._placement[j])
         S = self.scores(view, exclude=None if self.count_self else j)  # A2 l. 2-3
-        cand = [s for s in range(self.cluster.n_servers) if s == here or self._fits(view, j, s)]
-        target, _ = speculative_target(S, here, cand, lambda s: self.resource_consumption(view, s))
+        used = self._usage(self._placement)  # row s: _fits's row of node s
+        cand = [s for s in range(self.cluster.n_servers) if s == here or self._fits(view, j, s, used[s])]
+        self._r_table = []  # R of every node, built when Alg. 2 l. 18 first ranks by it
+        try:
+            target, _ = speculative_target(S, here, cand, lambda s: self.resource_consumption(view, s))
+        finally:
+            self._r_table = None
         c = self._state[j]
         c.migrated = True  # A2 l. 9 / 15 / 20
         c.t_mark = t
@@ -813,17 +881,27 @@ class SpeCon(K8sDefault):
     def _rebalance(self, t: int, view: ClusterView, pauses: dict) -> None:
         """Algorithm 3 (spec C1-C6)."""
         n_w = self.cluster.n_servers
-        counts = self._counts()  # A3 l. 2-3: |w_i|, sum
-        total = int(counts.sum())
-        D = {j: self._d(t, j) for j in sorted(self._placement) if self._in_d(t, j)}  # A3 l. 4-6
+        if len(self._placement) < n_w:
+            # bf = 0 (A3 l. 9: one container per placement): no worker has fewer than bf
+            # (A3 l. 12) or bf - 1 (A3 l. 27) containers, so nothing moves and nothing is logged
+            return
+        counts = self._count_list()  # A3 l. 2-3: |w_i|, sum
+        total = sum(counts)
+        # A3 l. 4-6: D, built at the first pick (before any move; most ticks pick nothing)
+        D: dict[int, int] = {}
+        built = []
         T = [s for s in range(n_w) if counts[s] == 0]  # A3 l. 7-8
         bf = total // n_w  # A3 l. 9
 
         def pick(sources, target) -> int | None:  # A3 l. 13 / 25: min d_{c_j} in D
+            if not built:
+                built.append(True)
+                D.update((j, self._d(t, j)) for j in sorted(self._placement) if self._in_d(t, j))
+            row = self._usage_row(self._placement, target) if D else None  # _fits's row
             keys = [
                 (d, _host(self._placement[j]), j)
                 for j, d in D.items()
-                if _host(self._placement[j]) in sources and self._fits(view, j, target)
+                if _host(self._placement[j]) in sources and self._fits(view, j, target, row)
             ]
             return min(keys)[2] if keys else None
 
@@ -870,13 +948,36 @@ class SpeCon(K8sDefault):
                         break
 
     # ------------------------------------------------------------------------------ decide
+    def _pop_due(self, t: int | None) -> list[int]:
+        """The unmarked containers whose monitor tick is due at slot ``t`` (taken off the tick
+        heap, in no order); ``t=None``: ``[min next_tick]`` of the unmarked containers (``[]``
+        if none), left on the heap. Stale entries (:meth:`reset`) are dropped on the way."""
+        heap, state = self._ticks, self._state
+        due = []
+        while heap:
+            tick, j = heap[0]
+            c = state.get(j)
+            if c is None or c.migrated or c.next_tick != tick:  # stale
+                heapq.heappop(heap)
+            elif t is None:
+                return [tick]
+            elif tick <= t:
+                heapq.heappop(heap)
+                due.append(j)
+            else:
+                break
+        return due
+
     def decide(self, t: int, view: ClusterView) -> Decision:
         """One decision point: launches, monitor ticks, requests, then rebalance (spec 7.1)."""
-        self._read_specs(view)
-        for j in list(self._state):
-            if j not in self._specs:  # self._specs: the jobs of the view
-                del self._state[j]
-        admit, started = self._place_new(t, view)
+        changed = self._jobs_changed(view)
+        if changed:  # an arrival or a completion: forget the containers that left
+            self._read_specs(view)
+            for j in list(self._state):
+                if j not in self._specs:  # self._specs: the jobs of the view
+                    del self._state[j]
+                    self._first.pop(j, None)
+        admit, started = self._place_new(t, view, changed)
         self._update_converged(view)
         for j in started:  # A1 l. 2: PC, migrated = False; E(t_0) = E_first
             v = view.jobs[j]
@@ -885,18 +986,16 @@ class SpeCon(K8sDefault):
             if self.first_round == "inf":
                 c.g_prev = math.inf
             self._state[j] = c
+            heapq.heappush(self._ticks, (c.next_tick, j))
         pauses: dict[int, float] = {}
         # A1 l. 3: ticks of unmarked containers due now, in (worker, job) order
-        due = sorted(
-            (_host(self._placement[j]), j)
-            for j, c in self._state.items()
-            if not c.migrated and c.next_tick <= t
-        )
+        due = sorted((_host(self._placement[j]), j) for j in self._pop_due(t))
         requests = []
         for s, j in due:
             c = self._state[j]
             while c.next_tick <= t:
                 c.next_tick += self._dt
+            heapq.heappush(self._ticks, (c.next_tick, j))
             if self._monitor(t, view, j):  # A1 l. 16: Request-Reallocation
                 requests.append((s, j))
         for _, j in requests:  # Alg. 2, sequentially in (worker, job) order (spec B4)
@@ -911,7 +1010,7 @@ class SpeCon(K8sDefault):
         elif self.rebalance_trigger == "all_converged" and self._state:
             if all(self._state[j].cat == "CC" for j in self._placement):
                 self._rebalance(t, view, pauses)
-        ticks = [c.next_tick for c in self._state.values() if not c.migrated]
+        ticks = self._pop_due(None)  # the next tick of an unmarked container, if any
         if self.rebalance_trigger == "periodic" and self._placement:
             ticks.append(self._next_rebalance)
         wake = min(ticks) if ticks else None
