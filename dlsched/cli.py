@@ -113,13 +113,21 @@ def split_params(pairs: Sequence[str], workload: str, policy: str) -> tuple[dict
     return wparams, pparams
 
 
+def _horizon_arg(text: str) -> int | str:
+    """``--horizon``: an integer, or a named horizon (checked in :func:`run`)."""
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
 def run(
     workload: str,
     policy: str,
     params: Sequence[str],
     seed: int,
     out: str | os.PathLike,
-    horizon: int | None = None,
+    horizon: int | str | None = None,
     *,
     fmt: str = "parquet",
     allocations: str = "intervals",
@@ -135,7 +143,11 @@ def run(
     independent checker (:func:`~dlsched.core.schedule.check_intervals`, or
     :func:`~dlsched.core.schedule.check_timeline` for ``slots``) before anything is moved into
     ``out``; the summary's ``checked`` says how many placements passed (a violation raises
-    :class:`~dlsched.core.schedule.ScheduleViolation` and writes nothing).
+    :class:`~dlsched.core.schedule.ScheduleViolation` and writes nothing). ``horizon``: the slot
+    the run stops at, None (until every job is done), an integer >= 1 or ``"twice-last-arrival"``
+    (:func:`dlsched.arena.experiments.simulation_horizon`: twice the last arrival slot plus one,
+    for A_online on a whole trace, whose doubling rounds otherwise leave jobs waiting past slot
+    :math:`2^{62}`).
     """
     from dlsched.core import metrics
     from dlsched.core.simulator import simulate
@@ -150,6 +162,12 @@ def run(
     wl = registry.make_workload(workload, seed=seed, **wparams)
     registry.check_policy(policy, wl, workload)  # a job model the policy cannot run: say so, by name
     pol = registry.make_policy(policy, wl, **pparams)
+    if isinstance(horizon, str):  # a named horizon; integers go to the simulator as they are
+        from dlsched.arena.experiments import SIM_HORIZONS, simulation_horizon
+
+        if horizon not in SIM_HORIZONS:
+            raise UsageError(f"--horizon must be an integer >= 1 or one of {list(SIM_HORIZONS)}, got {horizon!r}")
+        horizon = simulation_horizon(horizon, wl)
     result = simulate(wl, pol, seed=seed, horizon=horizon, progress=progress)
     summary = {
         k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in metrics.summary(result).items()
@@ -283,7 +301,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_run.add_argument("--policy", required=True)
     p_run.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
     p_run.add_argument("--seed", type=int, default=0)
-    p_run.add_argument("--horizon", type=int, default=None)
+    p_run.add_argument("--horizon", type=_horizon_arg, default=None,
+                       help="stop at this slot: an integer >= 1, or twice-last-arrival (default: "
+                            "run until every job is done)")
     p_run.add_argument("--out", required=True)
     p_run.add_argument("--format", choices=FORMATS, default="parquet", dest="fmt",
                        help="allocation file format (default parquet)")

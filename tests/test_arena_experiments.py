@@ -201,3 +201,41 @@ def test_cli_bad_trace_file_names_file_row_and_column(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "philly.csv" in err and ("num_gpus" in err or "sha256" in err or "manifest" in err)
     assert not out.exists()
+
+
+# ------------------------------------------------------------------ the simulation horizon
+
+
+def test_simulation_horizon_rules():
+    wl = ax.trace_workload(np.random.default_rng(0), model="rigid", max_jobs=30, **WINDOW)
+    last = max(s.arrival for s in wl.jobs)
+    assert ax.simulation_horizon(None, wl) is None and ax.simulation_horizon("none", wl) is None
+    assert ax.simulation_horizon("twice-last-arrival", wl) == 2 * (last + 1)
+    assert ax.simulation_horizon(7, wl) == 7
+    for bad in (0, -3, True, "twice", 2.5):
+        with pytest.raises(ValueError, match="sim_horizon must be"):
+            ax.simulation_horizon(bad, wl)
+
+
+def test_a_horizon_stops_the_run_and_counts_the_rest_unfinished():
+    full = ax.arena_point(_point()).iloc[0]
+    assert full["unfinished"] == 0
+    # an absent horizon and None are the same point
+    assert_frame_equal(ax.arena_point(_point(sim_horizon=None)), ax.arena_point(_point()))
+    wl = ax.trace_workload(np.random.default_rng(0), model="rigid", max_jobs=40, node_scale=0.25, **WINDOW)
+    h = max(s.arrival for s in wl.jobs) + 1  # the last job arrives in the last slot simulated
+    cut = ax.arena_point(_point(sim_horizon=h)).iloc[0]
+    assert cut["jobs"] == 40 and cut["finished"] + cut["rejected"] + cut["unfinished"] == 40
+    assert 0 < cut["unfinished"] and cut["finished"] < full["finished"]
+    assert cut["decisions"] <= full["decisions"]
+
+
+def test_grid_adds_the_horizon_only_when_given():
+    plain = ax.arena_grid(**WINDOW, models=["rigid"], policies=["fifo"])
+    assert "sim_horizon" not in plain[0]
+    cut = ax.arena_grid(**WINDOW, models=["rigid"], policies=["fifo"], sim_horizon="twice-last-arrival")
+    assert cut[0]["sim_horizon"] == "twice-last-arrival"
+    assert {k: v for k, v in cut[0].items() if k != "sim_horizon"} == plain[0]
+    for bad in ("twice", 0, True):
+        with pytest.raises(ValueError, match="sim_horizon must be"):
+            ax.arena_grid(**WINDOW, sim_horizon=bad)

@@ -244,6 +244,7 @@ BASE = ["run", "--workload", "synthetic", "--policy", "fifo"]
         (BASE + ["--seed=-3"], "--seed must be >= 0, got -3"),
         (BASE + ["--seed", "one"], "invalid int value: 'one'"),
         (BASE + ["--horizon", "0"], "horizon must be >= 1"),
+        (BASE + ["--horizon", "twice"], "--horizon must be an integer >= 1 or one of"),
         (
             ["run", "--workload", "synthetic", "--policy", "fifo"],
             "the following arguments are required: --out",
@@ -421,3 +422,16 @@ def test_check_of_a_broken_file_exits_1_and_writes_nothing(tmp_path, capsys, mon
     assert err.startswith("dlsched: schedule violation: [") and err.count("\n") == 1
     assert not (tmp_path / "out").exists()
     assert _run(tmp_path, "--quiet") == 0  # without --check the file is written as it is
+
+
+def test_named_horizon_twice_the_last_arrival(tmp_path):
+    base = ["run", "--workload", "synthetic", "--policy", "fifo", "--param", "n_jobs=6",
+            "--param", "arrival_span=4", "--quiet"]  # fmt: skip
+    assert cli.main(base + ["--horizon", "twice-last-arrival", "--out", str(tmp_path / "a")]) == 0
+    named = json.loads((tmp_path / "a" / "summary.json").read_text())
+    wl = registry.make_workload("synthetic", seed=0, n_jobs=6, arrival_span=4)
+    h = 2 * (max(s.arrival for s in wl.jobs) + 1)
+    assert named["horizon"] == h
+    assert cli.main(base + ["--horizon", str(h), "--out", str(tmp_path / "b")]) == 0
+    plain = json.loads((tmp_path / "b" / "summary.json").read_text())
+    assert named == plain | {"horizon": h}

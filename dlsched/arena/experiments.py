@@ -55,6 +55,7 @@ __all__ = [
     "compatibility_table",
     "metrics_row",
     "run_arena",
+    "simulation_horizon",
     "trace_workload",
 ]
 
@@ -226,7 +227,43 @@ def metrics_row(result) -> dict[str, float]:
 
 # --------------------------------------------------------------------------- points and grids
 
-_POINT_KEYS = ("trace", "week", "cluster", "model", "policy", "seed", "max_jobs", "node_scale")
+_POINT_KEYS = (
+    "trace", "week", "cluster", "model", "policy", "seed", "max_jobs", "node_scale", "sim_horizon",
+)  # fmt: skip
+
+SIM_HORIZONS: tuple[str, ...] = ("none", "twice-last-arrival")
+"""Named simulation horizons of :func:`simulation_horizon` (an integer >= 1 is also accepted)."""
+
+
+def simulation_horizon(spec, workload: Workload) -> int | None:
+    r"""The slot at which an arena run stops (``horizon`` of :func:`dlsched.core.simulator.simulate`).
+
+    ``None`` or ``"none"``: no horizon, the run lasts until every job is done (the default of every
+    arena point). ``"twice-last-arrival"``: :math:`2(a_{\max} + 1)` slots, :math:`a_{\max}` the
+    last arrival slot of ``workload``; the jobs still waiting or running then are counted in
+    ``unfinished``. An integer >= 1: that slot.
+
+    Why a horizon at all: A_online's rounds double (Alg. 1 line 1, :math:`\tau_i = 2^{i-1}`) and
+    every job a round admits starts at :math:`\tau_i` (Alg. 3-4 line 2), so a round admits what
+    fits beside each other at its start, however long it is. On a whole trace the jobs outnumber
+    what a round admits by far, and the jobs left over wait for ever later rounds: without a
+    horizon the run stops past slot :math:`2^{62}` with a clear error
+    (:data:`dlsched.aonline.policy.LAST_SLOT`), with one it reports them unfinished.
+
+    Raises
+    ------
+    ValueError
+        Any other value (the message names ``sim_horizon`` and the value).
+    """
+    if spec is None or spec == "none":
+        return None
+    if spec == "twice-last-arrival":
+        return 2 * (max((s.arrival for s in workload.jobs), default=0) + 1)
+    if isinstance(spec, bool) or not isinstance(spec, int | np.integer) or spec < 1:
+        raise ValueError(
+            f"sim_horizon must be None, one of {list(SIM_HORIZONS)} or an integer >= 1, got {spec!r}"
+        )
+    return int(spec)
 
 
 def _workload_params(params: Mapping) -> dict:
@@ -239,7 +276,8 @@ def arena_point(params: Mapping) -> pd.DataFrame:
     """Experiment (for :func:`dlsched.experiments.sweep`): one (window, model, policy, seed).
 
     ``params``: ``trace, week, cluster, model, policy, seed`` and optionally ``max_jobs``,
-    ``node_scale`` (as :func:`trace_workload`). The workload gets the seed's first child stream,
+    ``node_scale`` (as :func:`trace_workload`) and ``sim_horizon`` (:func:`simulation_horizon`;
+    absent or None: run until every job is done). The workload gets the seed's first child stream,
     the policy the simulator's (``seed``), so the row depends on ``params`` only.
 
     Returns
@@ -261,13 +299,14 @@ def arena_point(params: Mapping) -> pd.DataFrame:
     wparams = _workload_params(params)
     wparams.update(registry.workload_defaults(policy, "trace"))
     wl = trace_workload(np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0]), **wparams)
+    horizon = simulation_horizon(params.get("sim_horizon"), wl)
     try:
         pol = mapping.make_policy(policy, wl)
     except ValueError as e:  # the policy refuses these jobs (e.g. one wider than any server)
         row = dict.fromkeys(METRICS, math.nan) | {"jobs": len(wl.jobs), "note": f"cannot run: {e}"}
         return pd.DataFrame([row], columns=[*METRICS, "note"])
     try:
-        res = simulate(wl, pol, seed=seed)
+        res = simulate(wl, pol, seed=seed, horizon=horizon)
     except ScheduleViolation as e:  # the independent checker caught the policy breaking a rule
         row = dict.fromkeys(METRICS, math.nan) | {"jobs": len(wl.jobs), "note": f"schedule violation: {e}"}
         return pd.DataFrame([row], columns=[*METRICS, "note"])
@@ -325,9 +364,12 @@ def arena_grid(
     seeds: Sequence[int] = (0,),
     max_jobs: int | None = None,
     node_scale: float = 1.0,
+    sim_horizon: int | str | None = None,
 ) -> list[dict]:
     """The sweep points: every compatible (model, policy) pair of ``models`` x ``policies``, for
-    each seed (model-major, then policy, then seed). Unknown names raise ValueError."""
+    each seed (model-major, then policy, then seed). Unknown names raise ValueError.
+    ``sim_horizon`` (:func:`simulation_horizon`) is added to the points only when not None, so a
+    point without a horizon keeps its parameters (and its results-store key)."""
     table = compatibility_table(policies, models)
     seeds = list(seeds)
     if not seeds or any(isinstance(s, bool) or not isinstance(s, int | np.integer) or s < 0 for s in seeds):
@@ -336,6 +378,14 @@ def arena_grid(
             "node_scale": float(node_scale)}  # fmt: skip
     if isinstance(base["cluster"], tuple):
         base["cluster"] = ",".join(base["cluster"])
+    if sim_horizon is not None:
+        if not (sim_horizon in SIM_HORIZONS or (isinstance(sim_horizon, int) and not isinstance(sim_horizon, bool))):
+            raise ValueError(
+                f"sim_horizon must be None, one of {list(SIM_HORIZONS)} or an integer >= 1, got {sim_horizon!r}"
+            )
+        if isinstance(sim_horizon, int) and sim_horizon < 1:
+            raise ValueError(f"sim_horizon must be an integer >= 1, got {sim_horizon!r}")
+        base["sim_horizon"] = sim_horizon
     return [
         {**base, "model": r.model, "policy": r.policy, "seed": int(s)}
         for r in table[table["runs"]].itertuples()
