@@ -17,6 +17,10 @@ Usage::
     python benchmarks/bench_arena_scale.py --only fifo drf  # the whole-trace baselines only
     python benchmarks/bench_arena_scale.py --only pdors --no-whole  # the slope only
     python benchmarks/bench_arena_scale.py --only aonline --horizon twice-last-arrival
+    python benchmarks/bench_arena_scale.py --only specon --param advance=events
+
+``--param KEY=VALUE`` (repeatable) is passed to the policy's constructor (``VALUE`` read as a
+Python literal when it is one, else as a string), e.g. SpeCon's ``advance="events"``.
 
 Prints one line per run (jobs, CPU and wall seconds of the simulation, peak MB) and a summary
 table of the seconds by ``--clock`` (default CPU time, so that a run on a loaded machine still
@@ -48,24 +52,36 @@ SCHEDULERS = {  # policy -> job model it is run on
 WHOLE = {"fifo", "drf"}
 
 
-def horizon_of(spec: str, last_arrival: int) -> int | None:
-    """The simulation horizon ``--horizon`` names: None for ``none`` (run until every job is done),
-    ``2 * (last_arrival + 1)`` for ``twice-last-arrival``, else the integer given (>= 1)."""
-    if spec == "none":
-        return None
-    if spec == "twice-last-arrival":
-        return 2 * (int(last_arrival) + 1)
-    bad = f"--horizon must be 'none', 'twice-last-arrival' or an integer >= 1, got {spec!r}"
-    try:
-        h = int(spec)
-    except ValueError:
-        raise SystemExit(bad) from None
-    if h < 1:
-        raise SystemExit(bad)
-    return h
+def horizon_spec(spec: str) -> int | str:
+    """``--horizon`` as :func:`dlsched.arena.experiments.simulation_horizon` takes it: ``none``,
+    ``twice-last-arrival`` or an integer >= 1 (anything else exits with the message)."""
+    from dlsched.arena.experiments import SIM_HORIZONS
+
+    if spec in SIM_HORIZONS:
+        return spec
+    if spec.isdigit() and int(spec) >= 1:
+        return int(spec)
+    raise SystemExit(f"--horizon must be one of {list(SIM_HORIZONS)} or an integer >= 1, got {spec!r}")
 
 
-def one(policy: str, model: str, n: int, horizon: str = "none") -> dict:
+def parse_params(items: list[str] | None) -> dict[str, object]:
+    """``--param KEY=VALUE`` items as a dict; a VALUE that is a Python literal (number, bool,
+    None, quoted string) is that value, anything else the string itself."""
+    import ast
+
+    out: dict[str, object] = {}
+    for item in items or []:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"--param must be KEY=VALUE, got {item!r}")
+        try:
+            out[key] = ast.literal_eval(raw)
+        except (ValueError, SyntaxError):
+            out[key] = raw
+    return out
+
+
+def one(policy: str, model: str, n: int, horizon: str = "none", params: dict | None = None) -> dict:
     """Map the first ``n`` Philly jobs to ``model``, simulate ``policy``; time and memory. A run
     that raises (A_online's rounds past slot 2^62, say) is reported as failed with its message."""
     from dlsched.arena import mapping
@@ -81,8 +97,10 @@ def one(policy: str, model: str, n: int, horizon: str = "none") -> dict:
         mapping.map_jobs(df, model, np.random.default_rng(0))
     )
     t1, c1 = time.perf_counter(), time.process_time()
-    H = horizon_of(horizon, max(s.arrival for s in wl.jobs))
-    res = simulate(wl, mapping.make_policy(policy, wl), seed=0, horizon=H)
+    from dlsched.arena.experiments import simulation_horizon
+
+    H = simulation_horizon(horizon_spec(horizon), wl)
+    res = simulate(wl, mapping.make_policy(policy, wl, **(params or {})), seed=0, horizon=H)
     t2, c2 = time.perf_counter(), time.process_time()
     status = res.jobs["status"].value_counts().to_dict()
     return {
@@ -90,13 +108,17 @@ def one(policy: str, model: str, n: int, horizon: str = "none") -> dict:
         "wall_s": t2 - t1, "cpu_s": c2 - c1,
         "decisions": res.decisions, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "finished": int(status.get("finished", 0)), "rejected": int(status.get("rejected", 0)),
-        "never_admitted": int(status.get("pending", 0)), "horizon": H,
+        "never_admitted": int(status.get("pending", 0)), "horizon": H, "params": params or {},
     }  # fmt: skip
 
 
-def measure(policy: str, model: str, n: int, timeout: float, horizon: str = "none") -> dict | None:
+def measure(
+    policy: str, model: str, n: int, timeout: float, horizon: str = "none", param: list[str] | None = None
+) -> dict | None:
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     cmd = [sys.executable, __file__, "--one", policy, model, str(n), "--horizon", horizon]
+    for item in param or []:
+        cmd += ["--param", item]
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, check=True)
     except subprocess.TimeoutExpired:
@@ -134,17 +156,21 @@ def main() -> None:
                     help="simulation horizon: 'none' (default: until every job is done), "
                          "'twice-last-arrival' (2 x (last arrival + 1) slots; jobs not admitted by "
                          "then stay 'never admitted'), or a number of slots")
+    ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                    help="a parameter of the policy's constructor (repeatable; VALUE a Python literal "
+                         "or a string), e.g. --param advance=events for SpeCon")
     ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
                     help="seconds of the simulation the table and slope use: CPU time of the run's "
                          "process (default; on an idle machine equal to its wall time, and not "
                          "inflated when other processes share the cores) or wall time")
     args = ap.parse_args()
     try:  # a bad --horizon stops here (exit code 2), before any run
-        horizon_of(args.horizon, 0)
+        horizon_spec(args.horizon)
+        params = parse_params(args.param)
     except SystemExit as exc:
         ap.error(str(exc))
     if args.one:
-        print(json.dumps(one(args.one[0], args.one[1], int(args.one[2]), args.horizon)))
+        print(json.dumps(one(args.one[0], args.one[1], int(args.one[2]), args.horizon, params)))
         return
     from dlsched.arena import mapping
 
@@ -155,7 +181,8 @@ def main() -> None:
         sizes = [n for n in args.sizes if n < total]
         points: list[dict] = []
         for n in sizes:
-            r = measure(policy, model, n, timeout=args.budget * 1.5 + 120, horizon=args.horizon)
+            r = measure(policy, model, n, timeout=args.budget * 1.5 + 120, horizon=args.horizon,
+                        param=args.param)
             r = _with_clock(r, args.clock)
             if r is None:
                 print(f"{policy:8s} {n:6d} jobs: over {args.budget * 1.5 + 120:.0f} s, killed", flush=True)
@@ -177,7 +204,8 @@ def main() -> None:
             if predicted > args.budget:
                 print(f"{policy:8s} {total:6d} jobs: skipped, predicted {predicted:.0f} s", flush=True)
             else:
-                whole = measure(policy, model, total, timeout=args.budget * 1.5 + 120, horizon=args.horizon)
+                whole = measure(policy, model, total, timeout=args.budget * 1.5 + 120, horizon=args.horizon,
+                                param=args.param)
                 whole = _with_clock(whole, args.clock)
                 if whole is not None and "error" in whole:
                     print(f"{policy:8s} {total:6d} jobs: failed: {whole['error']}", flush=True)
@@ -193,6 +221,8 @@ def main() -> None:
         secs = {p["jobs"]: p["sim_s"] for p in points}
         rows.append((policy, model, secs, fit, whole, predicted))
     head = "  ".join(f"{n:>8d}" for n in args.sizes)
+    if params:
+        print(f"\npolicy parameters: {params}")
     print(f"\npolicy   model    {args.clock} seconds at {head} jobs   slope   whole trace (s, peak MB)")
     for policy, model, secs, fit, whole, predicted in rows:
         cells = "  ".join(f"{secs[n]:8.1f}" if n in secs else f"{'-':>8s}" for n in args.sizes)

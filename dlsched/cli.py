@@ -166,7 +166,9 @@ def run(
         from dlsched.arena.experiments import SIM_HORIZONS, simulation_horizon
 
         if horizon not in SIM_HORIZONS:
-            raise UsageError(f"--horizon must be an integer >= 1 or one of {list(SIM_HORIZONS)}, got {horizon!r}")
+            raise UsageError(
+                f"--horizon must be an integer >= 1 or one of {list(SIM_HORIZONS)}, got {horizon!r}"
+            )
         horizon = simulation_horizon(horizon, wl)
     result = simulate(wl, pol, seed=seed, horizon=horizon, progress=progress)
     summary = {

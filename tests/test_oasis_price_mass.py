@@ -1,6 +1,7 @@
 """OASiS's incremental dual objective (issue 23): :class:`dlsched.oasis.policy._PriceMass` keeps
-``np.sum(price * cap[None])`` slot by slot and must give numpy's own sum bit for bit (it rebuilds
-numpy's pairwise summation tree). If a numpy upgrade changes how ``np.sum`` splits an array,
+``np.sum(price * cap[None])`` cell by cell, without a product table, and must give numpy's own
+sum bit for bit (it rebuilds numpy's pairwise summation tree; compact tables:
+``tests/test_oasis_memory.py``). If a numpy upgrade changes how ``np.sum`` splits an array,
 this test fails before any schedule does."""
 
 from __future__ import annotations
@@ -40,3 +41,33 @@ def test_other_layouts_are_summed_afresh():
     price[2] += 1.0
     mass.update(np.array([2]))
     assert mass.fresh and mass.total() == np.sum(price * cap[None])
+
+
+@pytest.mark.parametrize("zero", [0.0, -0.0])
+def test_a_zero_table_keeps_numpys_sign(zero):
+    """Prices that underflow to 0 (L far below the smallest double, the whole Philly trace): the
+    root of +0.0 is numpy's sum without summing afresh; a root of -0.0 is summed afresh."""
+    price = np.full((50, 9, 3), zero)
+    cap = np.ones((9, 3))
+    mass = _PriceMass(price, cap)
+    want = np.sum(price * cap[None])
+    assert mass.total() == want and np.signbit(mass.total()) == np.signbit(want)
+    price[4, 2] = 1e-300
+    mass.update(np.array([4]), np.array([2]))
+    assert mass.total() == np.sum(price * cap[None]) == 1e-300 * 3
+
+
+@pytest.mark.parametrize("leaf", [1 << 7, 1 << 10, 1 << 18])
+def test_price_mass_through_cell_updates(leaf, monkeypatch):
+    """Commits change (slot, server) cells: only the leaves over them are summed again."""
+    monkeypatch.setattr(_PriceMass, "LEAF", leaf)
+    rng = np.random.default_rng(leaf)
+    shape = (300, 41, 7)
+    price = 10.0 ** rng.uniform(-6.0, 12.0, size=shape)
+    cap = rng.integers(0, 9, size=shape[1:]).astype(float)
+    mass = _PriceMass(price, cap)
+    for _ in range(10):
+        ts, hs = np.unique(np.stack([rng.integers(0, shape[0], 6), rng.integers(0, shape[1], 6)]), axis=1)
+        price[ts, hs] *= np.exp(rng.uniform(0.0, 3.0, size=(len(ts), shape[2])))
+        mass.update(ts, hs)
+        assert mass.total() == np.sum(price * cap[None])

@@ -379,12 +379,13 @@ def arena_grid(
     if isinstance(base["cluster"], tuple):
         base["cluster"] = ",".join(base["cluster"])
     if sim_horizon is not None:
-        if not (sim_horizon in SIM_HORIZONS or (isinstance(sim_horizon, int) and not isinstance(sim_horizon, bool))):
+        named = isinstance(sim_horizon, str) and sim_horizon in SIM_HORIZONS
+        whole = isinstance(sim_horizon, int) and not isinstance(sim_horizon, bool) and sim_horizon >= 1
+        if not (named or whole):
             raise ValueError(
-                f"sim_horizon must be None, one of {list(SIM_HORIZONS)} or an integer >= 1, got {sim_horizon!r}"
+                f"sim_horizon must be None, one of {list(SIM_HORIZONS)} or an integer >= 1, "
+                f"got {sim_horizon!r}"
             )
-        if isinstance(sim_horizon, int) and sim_horizon < 1:
-            raise ValueError(f"sim_horizon must be an integer >= 1, got {sim_horizon!r}")
         base["sim_horizon"] = sim_horizon
     return [
         {**base, "model": r.model, "policy": r.policy, "seed": int(s)}

@@ -450,7 +450,12 @@ def unit_caps(capacity: np.ndarray, used: np.ndarray, demand: np.ndarray) -> np.
     r"""Lines 26/35: :math:`\min_r \lfloor (c^r - g^r)/w^r \rfloor` over resources with
     :math:`w^r > 0`, for every (slot, server)."""
     pos = demand > 0
-    room = (capacity[None, :, pos] - used[:, :, pos]) / demand[pos]
+    return _unit_caps_at(capacity[None, :, pos], used[:, :, pos], demand[pos])
+
+
+def _unit_caps_at(capacity: np.ndarray, used: np.ndarray, demand: np.ndarray) -> np.ndarray:
+    """:func:`unit_caps` from the demanded resources' columns only (the same float operations)."""
+    room = (capacity - used) / demand
     return np.maximum(0, np.floor(np.min(room, axis=-1) + _EPS)).astype(np.int64)
 
 
@@ -622,15 +627,157 @@ def cost_table(
     ``W = ceil(d M_i (tau_i + 2 e_i/b_i))`` (:attr:`_Slots.cost`). ``counts`` is
     ``_Counts.of(model)``, passed by callers that price a window block by block (:class:`_Window`).
     """
+    return _cost_table_of(model, unit_prices(wprice, wdem), unit_prices(pprice, pdem), wcap, pcap, counts)
+
+
+def _cost_table_of(model: OasisModel, uw: np.ndarray, up: np.ndarray, wcap: np.ndarray, pcap: np.ndarray,
+                   counts: _Counts | None = None) -> _Slots:
+    """:func:`cost_table` from the unit prices (lines 23/33) of the worker and PS servers."""
     n = _Counts.of(model) if counts is None else counts
     N = model.chunks
-    uw = unit_prices(wprice, wdem)
-    up = unit_prices(pprice, pdem)
     wc, w_order, w_caps = _greedy_cost(uw, wcap, n.W, N)
     pc, p_order, p_caps = _greedy_cost(up, pcap, n.zs, int(ps_needed(N, model)))
     by_workers = wc + pc[:, np.searchsorted(n.zs, n.Z)]
     by_workers[:, 0] = 0.0
     return _Slots(n.d_max, by_workers, n.chunks_of, w_order, w_caps, p_order, p_caps, model)
+
+
+COMPACT_MIN = 1 << 22
+""":class:`OASiS` keeps a pool's usage and price tables compact (:class:`_Cells`) when a table holds
+at least this many values (``T * servers * R``) and at most half of the pool's (server, resource)
+cells have a capacity; other tables are plain (T, servers, R) arrays."""
+
+
+class _Cells:
+    r"""One pool's usage :math:`g_h^r(t)` (or :math:`v_k^r(t)`) and prices :math:`p_h^r(t)` (or
+    :math:`q_k^r(t)`, (22)) over the whole horizon, stored only at the (server, resource) cells
+    with a capacity > 0, the *live* cells: tables (T, live cells) instead of (T, servers, R).
+
+    Elsewhere the tables keep their values at zero usage in every slot: the unit caps (30)/(31) of
+    a server lacking a resource the job demands are 0, so no unit is placed there, usage stays 0.0
+    and the price (22), which depends on the cell's own usage and capacity only, stays the price
+    at zero usage. :meth:`put` checks this on every commit, bit for bit, and refuses a write that
+    would change such a cell (the policy then keeps that pool in full tables, :meth:`OASiS._expand`).
+    On the whole Philly trace a server has capacity on 3 of the 45 resources (its virtual
+    cluster's gpu, cpu and memory): the four tables take about 100 MB instead of 1.7 GB.
+
+    :meth:`block` rebuilds full rows (S, servers, R); :meth:`units` computes a job's unit caps
+    (30)/(31) and unit prices (lines 23/33) over some slots from the demanded resources' columns
+    only, with the same floats as from the full rows.
+    """
+
+    def __init__(self, T: int, cap: np.ndarray, price_row: np.ndarray) -> None:
+        """``cap``: the pool's capacities (servers, R); ``price_row``: its prices (22) at zero usage
+        (servers, R), every slot's initial prices."""
+        n, R = cap.shape
+        self.shape = (T, n, R)
+        self.live = np.flatnonzero(cap.reshape(-1) > 0)  # a slot's live cells, flat (server * R + r)
+        self.col = np.full(n * R, -1, dtype=np.int64)  # flat cell -> its column in the tables, -1: not live
+        self.col[self.live] = np.arange(len(self.live))
+        base = np.array(price_row, dtype=np.float64).reshape(-1)
+        self.base = {"used": np.zeros(n * R), "price": base}  # every slot's values at zero usage
+        self.tables = {"used": np.zeros((T, len(self.live))),
+                       "price": np.repeat(base[self.live][None], T, axis=0)}
+        # the fast path of units() needs every price finite and without a sign bit (see there)
+        self.finite = bool(np.isfinite(base).all() and not np.signbit(base).any())
+
+    def block(self, key: str, rows=slice(None)) -> np.ndarray:
+        """Full rows (S, servers, R) of table ``key`` ("used" or "price") over the slots ``rows`` (a
+        slice), a fresh array."""
+        tab = self.tables[key][rows]
+        out = np.empty((tab.shape[0], self.base[key].size))
+        out[:] = self.base[key]
+        out[:, self.live] = tab
+        return out.reshape((tab.shape[0],) + self.shape[1:])
+
+    def _cells_of(self, hs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Flat cells (m, R) of the servers ``hs`` and their columns (-1: not live)."""
+        R = self.shape[2]
+        flat = np.asarray(hs, dtype=np.int64)[:, None] * R + np.arange(R)
+        return flat, self.col[flat]
+
+    def rows_at(self, key: str, ts: np.ndarray, hs: np.ndarray) -> np.ndarray:
+        """Full rows (m, R) of table ``key`` at the (slot, server) pairs ``(ts, hs)``, a fresh array."""
+        flat, col = self._cells_of(hs)
+        out = self.base[key][flat]
+        live = col >= 0
+        out[live] = self.tables[key][np.broadcast_to(np.asarray(ts)[:, None], col.shape)[live], col[live]]
+        return out
+
+    def put(self, ts: np.ndarray, hs: np.ndarray, used: np.ndarray, price: np.ndarray) -> bool:
+        """Write full rows (m, R) of usage and prices at the distinct (slot, server) pairs
+        ``(ts, hs)``; False (and nothing written) if a cell that is not live would change."""
+        flat, col = self._cells_of(hs)
+        live = col >= 0
+        for key, rows in (("used", used), ("price", price)):
+            if not np.array_equal(rows[~live].view(np.int64), self.base[key][flat[~live]].view(np.int64)):
+                return False
+        tt, cc = np.broadcast_to(np.asarray(ts)[:, None], col.shape)[live], col[live]
+        self.tables["used"][tt, cc] = used[live]
+        new = price[live]
+        self.tables["price"][tt, cc] = new
+        if not (np.isfinite(new).all() and not np.signbit(new).any()):
+            self.finite = False
+        return True
+
+    def units(self, capacity: np.ndarray, demand: np.ndarray, rows: slice) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`unit_caps` and :func:`unit_prices` of a job with ``demand`` over the slots ``rows``,
+        as from :meth:`block`'s full rows.
+
+        The caps read only the demanded columns (as :func:`unit_caps` does). The unit price
+        ``np.sum(price * demand, axis=-1)`` is a sum over all R resources; with prices and demands
+        finite and without sign bits, a resource not demanded adds a product ``+0.0``, and a sum
+        of +0.0 and at most two non-zero terms ``x``, ``y`` is ``x + y`` rounded once, in whatever
+        order numpy adds: every other addition has an exact zero operand. So for a job demanding
+        at most two resources of the pool (one gpu per worker, cpu and memory per PS on the
+        trace) the sum of the demanded products is the same float; otherwise the full rows are
+        rebuilt.
+        """
+        pos = demand > 0
+        k = int(pos.sum())
+        plain = np.isfinite(demand).all() and not np.signbit(demand).any()
+        if not (self.finite and plain and k <= 2):
+            used, price = self.block("used", rows), self.block("price", rows)
+            return unit_caps(capacity, used, demand), unit_prices(price, demand)
+        n, R = self.shape[1:]
+        flat = np.arange(n, dtype=np.int64)[:, None] * R + np.flatnonzero(pos)[None]  # (servers, k)
+        col = self.col[flat]
+        live = col >= 0
+        at = np.where(live, col, 0)
+
+        def values(key: str) -> np.ndarray:  # (S, servers, k): the demanded columns of block(key, rows)
+            return np.where(live, self.tables[key][rows][:, at], self.base[key][flat])
+
+        caps = _unit_caps_at(capacity[None, :, pos], values("used"), demand[pos])
+        prod = values("price") * demand[pos]
+        if k == 2:
+            return caps, prod[..., 0] + prod[..., 1]
+        if k == 1:
+            return caps, prod[..., 0].copy()
+        return caps, np.zeros(prod.shape[:2])
+
+
+class _CellsView:
+    """Table ``key`` ("used" or "price") of a :class:`_Cells` as :func:`best_schedule` reads a
+    (T, servers, R) table: ``shape``, and rows by a slice (rebuilt in full by :meth:`_Cells.block`).
+    Read-only."""
+
+    def __init__(self, cells: _Cells, key: str) -> None:
+        self.cells, self.key = cells, key
+        self.shape = cells.shape
+
+    def __getitem__(self, rows):
+        if isinstance(rows, slice):
+            return self.cells.block(self.key, rows)
+        return self.cells.block(self.key)[rows]
+
+
+def _pool_rows(capacity, used, price, demand: np.ndarray, rows: slice) -> tuple[np.ndarray, np.ndarray]:
+    """Unit caps (30)/(31) and unit prices (lines 23/33) of one pool over the slots ``rows``: from
+    (T, servers, R) tables, or from a compact :class:`_Cells` (``used`` and ``price`` its views)."""
+    if isinstance(used, _CellsView) and isinstance(price, _CellsView) and used.cells is price.cells:
+        return used.cells.units(capacity, demand, rows)
+    return unit_caps(capacity, used[rows], demand), unit_prices(price[rows], demand)
 
 
 _FIRST_BLOCK = 16
@@ -665,11 +812,11 @@ class _Window:
         self._grow(min(S, _FIRST_BLOCK))
 
     def _grow(self, n: int) -> None:
-        """Compute rows ``self.n..n-1`` with :func:`cost_table` and append them."""
-        (cw, gw, pw, dw), (cp, gp, pp, dp) = self._pools
+        """Compute rows ``self.n..n-1`` (those of :func:`cost_table`, from the unit caps and prices
+        of :func:`_pool_rows`) and append them."""
         rows = slice(self.a + self.n, self.a + n)
-        wcap, pcap = unit_caps(cw, gw[rows], dw), unit_caps(cp, gp[rows], dp)
-        block = cost_table(self.model, dw, dp, pw[rows], pp[rows], wcap, pcap, self.counts)
+        (wcap, uw), (pcap, up) = (_pool_rows(*pool, rows) for pool in self._pools)
+        block = _cost_table_of(self.model, uw, up, wcap, pcap, self.counts)
         if self.slots is None:
             self.slots = block
         else:
@@ -749,7 +896,8 @@ def best_schedule(
     used_w, used_p : numpy.ndarray
         Allocated amounts :math:`g_h^r(t)`, :math:`v_k^r(t)`: (T, H, R) and (T, K, R).
     price_w, price_p : numpy.ndarray
-        Current prices :math:`p_h^r(t)`, :math:`q_k^r(t)`, same shapes.
+        Current prices :math:`p_h^r(t)`, :math:`q_k^r(t)`, same shapes. :meth:`OASiS.search`
+        passes a compact pool's two tables as views of its :class:`_Cells` instead.
     worker_servers, ps_servers : numpy.ndarray
         Cluster indices of the H worker and K PS servers (for the returned placements).
     demand_w, demand_p : numpy.ndarray
@@ -1209,40 +1357,59 @@ def dp_cost_literal(
 
 class _PriceMass:
     r""":math:`\sum_{t,s,r}` price times capacity of one price table (a term of the dual (19)),
-    kept up to date slot by slot with the same bits as ``np.sum(price * cap[None])``.
+    kept up to date cell by cell with the same bits as ``np.sum(price * cap[None])``, without a
+    product table.
 
     numpy sums a C-contiguous float64 array pairwise over its flat values: a node of more than
     128 values is the sum of its two halves, split at ``n // 2`` rounded down to a multiple of 8,
-    and ``np.sum`` of any node's slice gives that node's value. This class caches the nodes of at
-    most :attr:`LEAF` values (the leaves of the upper tree) over a product table, recomputes the
-    product and the leaves of the slots a commit changed (:meth:`update`), and adds the upper
-    levels in the tree's order (:meth:`total`). Tables that are not C-contiguous float64, whose
-    temporary ``price * cap[None]`` numpy would lay out differently, are summed afresh.
+    and ``np.sum`` of any node's values, in an array of their own, gives that node's value. This
+    class keeps the values of the nodes of at most :attr:`LEAF` values (the leaves of the upper
+    tree) and of every node above them. A leaf's value is ``np.sum`` of its products, computed
+    afresh from the prices (the leaf's flat price values times the capacities tiled over the
+    slots: the same IEEE products as ``price * cap[None]``); :meth:`update` recomputes the leaves
+    over the cells a commit changed and their ancestors (:meth:`total` is then the root). ``price``
+    is a C-contiguous float64 table (T, servers, R) or a compact :class:`_Cells`, whose flat price
+    values are its prices at zero usage with the live cells' written over them. Other tables,
+    whose temporary ``price * cap[None]`` numpy would lay out differently, are summed afresh.
     """
 
-    LEAF = 1 << 18
+    LEAF = 1 << 12
 
-    def __init__(self, price: np.ndarray, cap: np.ndarray) -> None:
+    def __init__(self, price, cap: np.ndarray) -> None:
         self.price, self.cap = price, cap
-        self.fresh = not (price.dtype == np.float64 and price.flags.c_contiguous and price.ndim == 3)
+        self.cells = price if isinstance(price, _Cells) else None
+        self.fresh = self.cells is None and not (
+            price.dtype == np.float64 and price.flags.c_contiguous and price.ndim == 3 and price.size > 0
+        )
         if self.fresh:
             return
-        self.prod = price * cap[None]
-        self.flat = self.prod.reshape(-1)
-        self.slot = int(np.prod(price.shape[1:], dtype=np.int64))  # flat values per slot
+        T, n, R = price.shape
+        self.width, self.slot = R, n * R  # flat values per (slot, server) and per slot
+        capf = np.ascontiguousarray(cap).reshape(-1)
+        reps = -(-(self.slot + self.LEAF) // self.slot)  # a leaf starting anywhere in a slot fits
+        self.cap_tiled = np.tile(capf, reps)
+        if self.cells is not None:  # the products at zero usage, tiled, and the live cells' capacities
+            self.base_tiled = np.tile(self.cells.base["price"] * capf, reps)
+            self.live_cap = capf[self.cells.live]
+        else:
+            self.flat = price.reshape(-1)
         self.bounds: list[tuple[int, int]] = []  # the leaves' flat ranges, left to right
         inner: list[tuple[int, int]] = []  # inner nodes' children, children before parents
-        self._split(0, self.flat.size, inner)
+        self._split(0, T * self.slot, inner)
         # node values: the leaves (in bounds' order), then the inner nodes (the root last)
-        n_leaves = len(self.bounds)
+        self.n_leaves = n_leaves = len(self.bounds)
 
         def at(node: int) -> int:
             return node if node >= 0 else n_leaves - node - 1
 
         self.program = [(at(left), at(right)) for left, right in inner]
+        self.parent = [-1] * (n_leaves + len(inner))
+        for j, (left, right) in enumerate(self.program):
+            self.parent[left] = self.parent[right] = n_leaves + j
         self.lo = np.array([lo for lo, _ in self.bounds], dtype=np.int64)
-        self.values = [np.sum(self.flat[lo:hi]) for lo, hi in self.bounds] + [None] * len(inner)
-        self._total = None
+        self.values = [self._leaf(i) for i in range(n_leaves)] + [0.0] * len(inner)
+        for j, (left, right) in enumerate(self.program):  # children come first
+            self.values[n_leaves + j] = self.values[left] + self.values[right]
 
     def _split(self, lo: int, n: int, inner: list) -> int:
         """The pairwise tree over ``flat[lo:lo + n]`` down to leaves of <= LEAF values (appended to
@@ -1258,33 +1425,61 @@ class _PriceMass:
         inner.append((left, right))
         return -len(inner)
 
-    def update(self, ts: np.ndarray) -> None:
-        """Slots ``ts`` of ``price`` changed: recompute their products and the leaves over them."""
+    def _leaf(self, i: int) -> float:
+        """``np.sum`` of leaf ``i``'s products, computed afresh."""
+        lo, hi = self.bounds[i]
+        off = lo % self.slot
+        if self.cells is None:
+            prod = self.flat[lo:hi] * self.cap_tiled[off : off + hi - lo]  # elementwise, as price * cap[None]
+        else:
+            prod = self.base_tiled[off : off + hi - lo].copy()
+            live, tab, slot = self.cells.live, self.cells.tables["price"], self.slot
+            for t in range(lo // slot, (hi - 1) // slot + 1):  # the live cells of the leaf's slots
+                first, end = max(lo, t * slot) - t * slot, min(hi, (t + 1) * slot) - t * slot
+                j0, j1 = np.searchsorted(live, (first, end))
+                prod[t * slot - lo + live[j0:j1]] = tab[t, j0:j1] * self.live_cap[j0:j1]
+        return float(np.sum(prod))
+
+    def update(self, ts: np.ndarray, hs: np.ndarray | None = None) -> None:
+        """The prices of slots ``ts`` changed (with ``hs``: of the (slot, server) pairs ``(ts, hs)``
+        only): recompute the leaves over them and the nodes above."""
         if self.fresh:
             return
-        dirty = set()
-        for t in np.unique(ts).tolist():
-            self.prod[t] = self.price[t] * self.cap  # elementwise, as price * cap[None]
-            first = int(np.searchsorted(self.lo, t * self.slot, side="right")) - 1
-            last = int(np.searchsorted(self.lo, (t + 1) * self.slot - 1, side="right")) - 1
-            dirty.update(range(first, last + 1))
+        ts = np.asarray(ts, dtype=np.int64)
+        if hs is None:
+            start = np.unique(ts) * self.slot
+            end = start + self.slot
+        else:
+            start = (ts * (self.slot // self.width) + np.asarray(hs, dtype=np.int64)) * self.width
+            end = start + self.width
+        first = np.searchsorted(self.lo, start, side="right") - 1
+        last = np.searchsorted(self.lo, end - 1, side="right") - 1
+        dirty: set[int] = set()
+        for f, g in set(zip(first.tolist(), last.tolist(), strict=True)):
+            dirty.update(range(f, g + 1))
+        values, parent, above = self.values, self.parent, set()
         for i in dirty:
-            lo, hi = self.bounds[i]
-            self.values[i] = np.sum(self.flat[lo:hi])
-        self._total = None
+            values[i] = self._leaf(i)
+            p = parent[i]
+            while p >= 0 and p not in above:
+                above.add(p)
+                p = parent[p]
+        for p in sorted(above):  # children before parents
+            left, right = self.program[p - self.n_leaves]
+            values[p] = values[left] + values[right]
+
+    def _afresh(self):
+        price = self.cells.block("price") if self.cells is not None else self.price
+        return np.sum(price * self.cap[None])
 
     def total(self):
         """``np.sum(price * cap[None])``, the same float."""
         if self.fresh:
-            return np.sum(self.price * self.cap[None])
-        if self._total is None:
-            v, n_leaves = self.values, len(self.bounds)
-            for i, (left, right) in enumerate(self.program):  # children come first
-                v[n_leaves + i] = v[left] + v[right]
-            out = v[-1]
-            # numpy starts the reduction from its identity; that only shows on a zero (-0.0 + ...)
-            self._total = out if out != 0.0 else np.sum(self.price * self.cap[None])
-        return self._total
+            return self._afresh()
+        out = self.values[-1]
+        # numpy starts the reduction from its identity, which only shows on a root of -0.0 (the
+        # identity + 0.0 is +0.0 for either zero): that case alone is summed afresh
+        return out if out != 0.0 or not math.copysign(1.0, out) < 0 else self._afresh()
 
 
 # ------------------------------------------------------------------------------- Algorithm 1
@@ -1323,6 +1518,12 @@ class OASiS(BasePolicy):
     Per-job results recorded in the job table: ``payoff`` (:math:`\\mu_i`), ``planned_completion``
     (:math:`\\hat t_i` of the chosen schedule). Decision times are kept in
     :attr:`decision_seconds` (not in the tables, which must be deterministic).
+
+    The usage and price tables :attr:`g`, :attr:`v`, :attr:`p`, :attr:`q` (T, servers, R) of a
+    pool whose servers each have few of the cluster's resources (the Philly trace's virtual
+    clusters) are kept compact, at the cells with a capacity only (:class:`_Cells`,
+    :data:`COMPACT_MIN`); reading such a table then gives a read-only full copy, and assigning one
+    keeps that pool in full tables from then on. The schedules are the same bit for bit.
     """
 
     name: ClassVar[str] = "oasis"
@@ -1408,16 +1609,83 @@ class OASiS(BasePolicy):
         self.history: list[dict[str, float]] = []
         self.price_snapshots: list[np.ndarray] = []
         self._masses: dict[str, _PriceMass] = {}  # price sums of (19) for _dual_now
+        self._tables: dict[str, np.ndarray] = {}  # g, v, p, q of the pools kept in full
+        self._cells: list[_Cells | None] = [None, None]  # workers, PS: the pool's compact tables
+        self._views: dict[str, np.ndarray] = {}  # read-only full copies of compact tables, until a commit
+
+    # g (v): usage g_h^r(t) of the worker (PS) servers and p (q) their prices (22), (T, servers, R)
+    _NAMES: ClassVar[dict[str, tuple[int, str]]] = {"g": (0, "used"), "p": (0, "price"), "v": (1, "used"),
+                                                    "q": (1, "price")}
+
+    def _table(self, name: str) -> np.ndarray:
+        """Table ``name`` in full: the array itself, or, for a compact pool (:class:`_Cells`), a
+        read-only copy rebuilt once per commit (checks and notebooks; the simulation never asks)."""
+        pool, key = self._NAMES[name]
+        cells = self.__dict__.get("_cells", (None, None))[pool]
+        if cells is None:
+            try:
+                return self.__dict__["_tables"][name]
+            except KeyError:
+                raise AttributeError(name) from None
+        view = self._views.get(name)
+        if view is None:
+            view = self._views[name] = cells.block(key)
+            view.flags.writeable = False
+        return view
+
+    def _set_table(self, name: str, value: np.ndarray) -> None:
+        self._expand(self._NAMES[name][0])
+        self._tables[name] = value
+
+    g = property(lambda self: self._table("g"), lambda self, value: self._set_table("g", value),
+                 doc=":math:`g_h^r(t)`, (T, H, R).")
+    v = property(lambda self: self._table("v"), lambda self, value: self._set_table("v", value),
+                 doc=":math:`v_k^r(t)`, (T, K, R).")
+    p = property(lambda self: self._table("p"), lambda self, value: self._set_table("p", value),
+                 doc=":math:`p_h^r(t)` (22), (T, H, R).")
+    q = property(lambda self: self._table("q"), lambda self, value: self._set_table("q", value),
+                 doc=":math:`q_k^r(t)` (22), (T, K, R).")
+
+    def _expand(self, pool: int) -> None:
+        """Keep pool ``pool`` (0 workers, 1 PS) in full tables from now on."""
+        cells = self._cells[pool]
+        if cells is None:
+            return
+        used, price = ("g", "p") if pool == 0 else ("v", "q")
+        self._tables[used], self._tables[price] = cells.block("used"), cells.block("price")
+        self._cells[pool] = None
+        self._views.pop(used, None)
+        self._views.pop(price, None)
+
+    def _pool_tables(self, pool: int) -> tuple:
+        """(usage, prices) of pool ``pool`` as :func:`best_schedule` reads them."""
+        cells = self._cells[pool]
+        if cells is not None:
+            return _CellsView(cells, "used"), _CellsView(cells, "price")
+        return (self._tables["g"], self._tables["p"]) if pool == 0 else (self._tables["v"], self._tables["q"])
+
+    def _price_source(self, pool: int):
+        """What :class:`_PriceMass` sums for pool ``pool``: its price array or its :class:`_Cells`."""
+        cells = self._cells[pool]
+        if cells is not None:
+            return cells
+        return self._tables["p" if pool == 0 else "q"]
 
     def _init_horizon(self, T: int) -> None:
         R = len(self.cluster.resources)
         self._T = T
-        self.g = np.zeros((T, len(self._wsrv), R))
-        self.v = np.zeros((T, len(self._psrv), R))
-        # (22) at zero usage: every slot has the prices of the first, computed once and copied (the
-        # price of a cell depends on its own usage and capacity only, element by element)
-        self.p = np.repeat(self._params.worker_price(self.g[:1], self._cw[None]), T, axis=0)
-        self.q = np.repeat(self._params.ps_price(self.v[:1], self._cp[None]), T, axis=0)
+        self._tables, self._cells, self._views = {}, [None, None], {}
+        pools = (("g", "p", self._cw, self._params.worker_price), ("v", "q", self._cp, self._params.ps_price))
+        for pool, (used, price, cap, price_of) in enumerate(pools):
+            # (22) at zero usage: every slot has the prices of the first, computed once and copied
+            # (the price of a cell depends on its own usage and capacity only, element by element)
+            first = price_of(np.zeros((1, len(cap), R)), cap[None])
+            live = int(np.count_nonzero(cap > 0))
+            if T * cap.size >= COMPACT_MIN and 0 < 2 * live <= cap.size:
+                self._cells[pool] = _Cells(T, cap, first[0])
+            else:
+                self._tables[used] = np.zeros((T, len(cap), R))
+                self._tables[price] = np.repeat(first, T, axis=0)
 
     def prepare(self, cluster: Cluster, T: int, rng=None) -> OASiS:
         """Reset and size the price tables for horizon ``T`` outside a simulation (checks,
@@ -1435,8 +1703,8 @@ class OASiS(BasePolicy):
         ok = not isinstance(fraction, bool) and isinstance(fraction, (int, float))
         if not ok or not 0.0 <= fraction <= 1.0:
             raise ValueError(f"OASiS.preload: fraction must be in [0, 1], got {fraction!r}")
-        self.g = np.broadcast_to(fraction * self._cw[None], self.g.shape).copy()
-        self.v = np.broadcast_to(fraction * self._cp[None], self.v.shape).copy()
+        self.g = np.broadcast_to(fraction * self._cw[None], (self._T,) + self._cw.shape).copy()
+        self.v = np.broadcast_to(fraction * self._cp[None], (self._T,) + self._cp.shape).copy()
         self.p = self._params.worker_price(self.g, self._cw[None])
         self.q = self._params.ps_price(self.v, self._cp[None])
         return self
@@ -1445,15 +1713,16 @@ class OASiS(BasePolicy):
         """Algorithm 2 for ``spec`` against the current prices, without committing anything
         (``prune=False`` evaluates every completion slot, for checks)."""
         c = self.cluster
+        (g, p), (v, q) = self._pool_tables(0), self._pool_tables(1)
         return best_schedule(
             spec,
             self._T,
             self._cw,
             self._cp,
-            self.g,
-            self.v,
-            self.p,
-            self.q,
+            g,
+            v,
+            p,
+            q,
             self._wsrv,
             self._psrv,
             c.vector(spec.worker_demand),
@@ -1494,7 +1763,8 @@ class OASiS(BasePolicy):
         admission. Assumes, as the simulation does, that ``p``/``q`` change only in :meth:`_commit`
         (or are replaced, as by :meth:`prepare`/:meth:`preload`)."""
         masses = []
-        for key, price, cap in (("p", self.p, self._cw), ("q", self.q, self._cp)):
+        for key, pool, cap in (("p", 0, self._cw), ("q", 1, self._cp)):
+            price = self._price_source(pool)
             mass = self._masses.get(key)
             if mass is None or mass.price is not price:
                 mass = self._masses[key] = _PriceMass(price, cap)
@@ -1543,18 +1813,32 @@ class OASiS(BasePolicy):
         wpos = {int(s): i for i, s in enumerate(self._wsrv)}
         ppos = {int(s): i for i, s in enumerate(self._psrv)}
         tables = (
-            (self.g, self.p, self._cw, wpos, wd, self._params.worker_price, "workers"),  # lines 7-8
-            (self.v, self.q, self._cp, ppos, pdem, self._params.ps_price, "ps"),  # lines 9-10
+            (0, self._cw, wpos, wd, self._params.worker_price, "workers"),  # lines 7-8
+            (1, self._cp, ppos, pdem, self._params.ps_price, "ps"),  # lines 9-10
         )
-        for used, price, cap, pos, dem, price_of, role in tables:
+        for pool, cap, pos, dem, price_of, role in tables:
             # all (slot, server) cells of the schedule at once: each appears once, and every
             # operation is elementwise, so the floats are those of the cell-by-cell update
             cells = [(t, pos[s], c) for t, p in best.placements.items() for s, c in getattr(p, role)]
             if not cells:
                 continue
             ts, hs, cs = (np.array(col) for col in zip(*cells, strict=True))
-            used[ts, hs] += cs[:, None] * dem
-            price[ts, hs] = price_of(used[ts, hs], cap[hs])
+            compact = self._cells[pool]
+            if compact is None:
+                used, price = self._pool_tables(pool)
+                used[ts, hs] += cs[:, None] * dem
+                price[ts, hs] = price_of(used[ts, hs], cap[hs])
+            else:  # the same operations on the same full rows, then stored back
+                used = compact.rows_at("used", ts, hs)
+                used += cs[:, None] * dem
+                price = price_of(used, cap[hs])
+                names = ("g", "p") if pool == 0 else ("v", "q")
+                for name in names:
+                    self._views.pop(name, None)
+                if not compact.put(ts, hs, used, price):  # a cell that is not live changes
+                    self._expand(pool)
+                    self._tables[names[0]][ts, hs] = used
+                    self._tables[names[1]][ts, hs] = price
             mass = self._masses.get("p" if role == "workers" else "q")
-            if mass is not None and mass.price is price:
-                mass.update(ts)
+            if mass is not None and mass.price is self._price_source(pool):
+                mass.update(ts, hs)

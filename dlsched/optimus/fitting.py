@@ -238,7 +238,7 @@ def remove_outliers(losses, window: int = 5) -> tuple[np.ndarray, np.ndarray]:
 
 
 class _SpeedSamples:
-    """The validated columns of a list of speed samples that only grows at its end (the
+    r"""The validated columns of a list of speed samples that only grows at its end (the
     policy's per-job samples, :class:`~dlsched.optimus.policy.Estimates`): each fit checks only
     the samples added since the last one, with the test of :func:`_plain_sample_arrays`.
 
@@ -251,9 +251,22 @@ class _SpeedSamples:
     element by element, so they are kept between fits and only the new samples' rows are
     appended (the same numbers as computing all rows again); they are rebuilt when ``mode`` or
     ``M`` changes.
+
+    ``incremental=True`` (the policy's ``fit="incremental"``, issue 23; not bit-identical): the
+    NNLS rows are not kept (the sample columns still are). Instead the upper-triangular factor
+    :math:`T` of a QR decomposition of the augmented system :math:`[X\ y]` is updated with the
+    new rows only (per new row one Givens rotation per row of :math:`T`, in plain Python floats,
+    :func:`_givens_add`), and NNLS is solved on :math:`(T_{:c,:c}, T_{:c,c})` (``c`` coefficients). Since
+    :math:`\|X\theta - y\|^2 = \|T_{:c,:c}\theta - T_{:c,c}\|^2 + T_{c,c}^2` for an orthogonal
+    transform, it is the same NNLS problem (Sec. 3.2's fit on *all* samples, the paper's
+    "keep adding runtime points and re-fit"), with a cost per fit independent of the number of
+    samples, rounded differently (the solver works on ``T``, not on the rows). A different
+    ``mode`` / ``M`` rebuilds ``T`` from all samples.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, incremental: bool = False) -> None:
+        self.incremental = bool(incremental)
+        self._T: list | None = None  # incremental: R factor of [X y] (rows so far), a list of rows
         self.p: list = []
         self.w: list = []
         self.f: list = []
@@ -306,6 +319,8 @@ class _SpeedSamples:
                 f"fit_speed({mode!r}) needs at least {need} distinct (p, w) pairs, got {len(self.pairs)}"
             )
         key = (mode, _positive(M, "M") if mode == "sync" and M is not None else None)
+        if self.incremental:
+            return self._fit_incremental(key, n0, mode, M)
         if key != self._key:  # first fit, or another mode / M: all rows
             X, y = self._rows(0, mode, M)
             self._finite = bool(np.isfinite(X).all() and np.isfinite(y).all())
@@ -321,6 +336,48 @@ class _SpeedSamples:
         theta = _nnls_x(X, y, checked=self._finite)
         fit = SpeedFit(mode=mode, theta=tuple(theta), M=M if mode == "sync" else None)
         return fit.mode, fit.theta, fit.M
+
+    def _fit_incremental(self, key, n0: int, mode: str, M) -> tuple[str, tuple[float, ...], float | None]:
+        """:meth:`fit` with ``incremental=True``: NNLS on the updated QR factor of ``[X y]``."""
+        T = self._T
+        if key != self._key or T is None:  # first fit, or another mode / M: all rows
+            T, n0 = [], 0
+        m = key[1]
+        for p, w, f in zip(self.p[n0:], self.w[n0:], self.f[n0:], strict=True):
+            # speed_features(p, w, mode, M) and the target of fit_speed, for one sample
+            row = [1.0, w / p, w, p, w / f] if mode == "async" else [m / w, 1.0, w / p, w, p, 1.0 / f]
+            _givens_add(T, row)
+        if not all(math.isfinite(v) for r in T for v in r):  # the full fit reports it (its errors)
+            self._key, self._T = None, None
+            fit = fit_speed(list(zip(self.p, self.w, self.f, strict=True)), mode, M)
+            return fit.mode, fit.theta, fit.M
+        self._key, self._T = key, T
+        c = len(T[0]) - 1
+        A = np.array([r[:c] for r in T])
+        b = np.array([r[c] for r in T])
+        theta = _nnls_x(A, b, checked=True)
+        fit = SpeedFit(mode=mode, theta=tuple(theta), M=M if mode == "sync" else None)
+        return fit.mode, fit.theta, fit.M
+
+
+def _givens_add(T: list, x: list) -> None:
+    """Add the row ``x`` to the upper-triangular factor ``T`` (a list of rows, at most
+    ``len(x)``) of a QR decomposition, by Givens rotations: afterwards ``T`` is the factor of the
+    rows so far plus ``x`` (the same ``T^T T``, up to rounding). Mutates ``T``."""
+    n = len(x)
+    for i, row in enumerate(T):
+        xi = x[i]
+        if xi == 0.0:
+            continue
+        a = row[i]
+        h = math.hypot(a, xi)
+        c, s = a / h, xi / h
+        for k in range(i, n):
+            tk, xk = row[k], x[k]
+            row[k] = c * tk + s * xk
+            x[k] = c * xk - s * tk
+    if len(T) < n:
+        T.append(x)  # its first len(T) entries have been rotated to 0
 
 
 try:  # the compiled Lawson-Hanson solver that scipy.optimize.nnls wraps (same code, same answer)

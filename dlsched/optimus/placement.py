@@ -640,6 +640,47 @@ class _OneJobPlacer:
         self.free[:] = np.array(srv.fr, dtype=float).reshape(self.free.shape)
         return got
 
+    def may_fit(self, ps: Sequence[int], ws: Sequence[int]) -> np.ndarray:
+        """For each ``(ps[i], ws[i])``: False if :meth:`attempt` of the job last attempted (same
+        demands) with these counts would surely return None on the current free resources.
+
+        A necessary condition of :meth:`_Servers.find` evaluated for many counts at once (one
+        numpy test instead of one ``find`` per count; the shrink retries of
+        :func:`dlsched.optimus.policy.shrink_and_place` mostly fail it): the total free amount
+        holds the job, and some ``k <= kmax`` passes both of ``find``'s screens, the running sum
+        of the first ``k`` servers (``run[k - 1] >= need - _EPS``; ``find``'s ``bisect`` on a
+        non-decreasing ``run`` is the same test) and the base share of :meth:`_Servers._base_fits`
+        (the same float operations). Where this is True, ``attempt`` decides; where it is False,
+        ``find`` would try no layout at all. Call only after an :meth:`attempt` of the job.
+        """
+        pdl, wdl = self._last[1]
+        srv = self.srv
+        P = np.asarray(ps, dtype=np.int64)
+        W = np.asarray(ws, dtype=np.int64)
+        n_order = len(srv.order)
+        kmax = np.minimum(np.maximum(P, W) if self.extras == "aligned" else P + W, n_order)
+        K = int(kmax.max()) if kmax.size else 0
+        ok = np.ones(P.size, bool)
+        Pf, Wf = P.astype(float), W.astype(float)
+        for r in srv.hr:
+            # p * ps_demand + w * worker_demand as attempt() computes it (element by element)
+            ok &= Pf * pdl[r] + Wf * wdl[r] <= srv.total[r] + _EPS
+        if K < 1:
+            return np.zeros(P.size, bool)
+        if K > len(srv.pref):
+            srv._grow(K)
+        if srv._low_arr is None:
+            srv._low_arr = {r: np.array(srv.low[r]) for r in srv.hr}
+        ks = np.arange(1, K + 1)
+        cand = ks[None, :] <= kmax[:, None]
+        qp = P[:, None] // ks[None, :]
+        qw = W[:, None] // ks[None, :]
+        for r in srv.hr:
+            lim = (Pf * pdl[r] + Wf * wdl[r]) - _EPS
+            cand &= np.array(srv.run[r][:K])[None, :] >= lim[:, None]
+            cand &= qp * pdl[r] + qw * wdl[r] <= srv._low_arr[r][:K] + _EPS
+        return ok & cand.any(axis=1)
+
 
 def _place(ids, ps, ws, pdm, wdm, fr_arr, sort_by, elig, hr, extras) -> PlacementResult:
     """The placement loop of :func:`place` on validated arrays."""

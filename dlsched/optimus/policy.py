@@ -119,6 +119,12 @@ ERROR_DRAWS = ("interval", "job")
 """Valid ``error_draw=`` values: the sign of Fig. 15's injected error is drawn per job and
 interval (default) or once per job (a persistent, biased estimate)."""
 
+FITS = ("full", "incremental")
+"""Valid ``fit=`` values: how the speed model Eq. (3)/(4) is refitted each interval (Sec. 3.2):
+NNLS on all sample rows (``"full"``, default, the historical schedules) or on a QR factor of
+them updated with the new rows only (``"incremental"``, issue 23; same least-squares problem,
+cost per refit independent of the job's age, not bit-identical)."""
+
 
 def _real(value, what: str, lo: float = 0.0, hi: float = math.inf, lo_open: bool = False) -> float:
     ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
@@ -175,6 +181,14 @@ class Estimates:
         Clairvoyant estimates (the readings' ceiling): the true remaining steps and the true
         speed function replace the fitted ones (spec sections 2-3 bypassed). Injected errors
         still apply on top.
+    fit : {"full", "incremental"}, default "full"
+        How the speed model is refitted (:data:`FITS`). ``"full"``: NNLS on the rows of all
+        samples so far, :math:`O(\text{samples})` per refit (a job refits every interval it
+        keeps its counts, so a job's refits cost :math:`O(\text{age}^2)` in total).
+        ``"incremental"``: the same NNLS problem on the :math:`(c+1) \times (c+1)` QR factor of
+        the augmented rows, updated with each new sample
+        (:class:`~dlsched.optimus.fitting._SpeedSamples`); :math:`O(1)` per refit, coefficients
+        equal up to rounding (so allocations may differ where a decision is close).
 
     Raises
     ------
@@ -191,7 +205,11 @@ class Estimates:
         min_loss_points: int = 3,
         error_draw: str = "interval",
         oracle: bool = False,
+        fit: str = "full",
     ) -> None:
+        if not isinstance(fit, str) or fit not in FITS:
+            raise ValueError(f"fit must be one of {FITS}, got {fit!r}")
+        self.fit = fit
         self.prerun_noise = _real(prerun_noise, "prerun_noise", 0.0, 1.0)
         self.refit = bool(refit)
         self.convergence_error = _real(convergence_error, "convergence_error", 0.0, 0.99)
@@ -226,6 +244,8 @@ class Estimates:
                 OnlineLossFit(min_points=self.min_loss_points),
                 list(zip(pre["p"].tolist(), pre["w"].tolist(), pre["speed"].tolist(), strict=True)),
             )
+            if self.fit == "incremental":
+                st.fitter = _SpeedSamples(incremental=True)
             self._jobs[view.job_id] = st
         return st
 
@@ -361,6 +381,7 @@ class _EstimatingPolicy(BasePolicy):
         min_loss_points,
         error_draw="interval",
         oracle=False,
+        fit="full",
     ) -> None:
         self.prerun_noise = prerun_noise
         self.refit = refit
@@ -370,7 +391,7 @@ class _EstimatingPolicy(BasePolicy):
         self.error_draw = error_draw
         self.oracle = oracle
         self._est = Estimates(
-            prerun_noise, refit, convergence_error, speed_error, min_loss_points, error_draw, oracle
+            prerun_noise, refit, convergence_error, speed_error, min_loss_points, error_draw, oracle, fit
         )
 
     def reset(self, cluster, rng) -> None:
@@ -444,6 +465,10 @@ class Optimus(_EstimatingPolicy):
     prerun_noise, refit, convergence_error, speed_error, min_loss_points, error_draw, oracle
         See :class:`Estimates` (``error_draw`` and ``oracle``: readings of issue 22, module
         docstring).
+    fit : {"full", "incremental"}, default "full"
+        How the speed model is refitted each interval (:data:`FITS`, :class:`Estimates`):
+        ``"incremental"`` is an option of issue 23 (trace scale), not a reading of the paper; its
+        measured effect on the schedules is in ``benchmarks/bench_optimus_scale.py``.
 
     Raises
     ------
@@ -470,7 +495,11 @@ class Optimus(_EstimatingPolicy):
         min_loss_points: int = 3,
         error_draw: str = "interval",
         oracle: bool = False,
+        fit: str = "full",
     ) -> None:
+        if not isinstance(fit, str) or fit not in FITS:
+            raise ValueError(f"optimus.fit must be one of {FITS}, got {fit!r}")
+        self.fit = fit
         if unplaced not in UNPLACED:
             raise ValueError(f"optimus.unplaced must be one of {UNPLACED}, got {unplaced!r}")
         self.unplaced = unplaced
@@ -497,7 +526,9 @@ class Optimus(_EstimatingPolicy):
         self.initial_epochs = int(initial_epochs)
         self.stop_rule = stop_rule
         self.gain_unit = gain_unit
-        self._setup(prerun_noise, refit, convergence_error, speed_error, min_loss_points, error_draw, oracle)
+        self._setup(
+            prerun_noise, refit, convergence_error, speed_error, min_loss_points, error_draw, oracle, fit
+        )
 
     def decide(self, t: int, view: ClusterView) -> Decision:
         admit, reject, jobs, views = self._active(t, view)
@@ -707,19 +738,25 @@ def shrink(
         got = try_place(p, w)
         if got is not None:
             return got
-        if p <= 1 and w <= 1:
+        nxt = _shrink_step(job, p, w)
+        if nxt is None:
             return None
-        # the option of the higher speed; speeds equal within the numerics tolerance tie -> the worker
-        if w > 1 and p > 1:
-            f_w, f_p = float(job.speed(p, w - 1)), float(job.speed(p - 1, w))
-            if numerics.greater(f_p, f_w):
-                p -= 1
-            else:
-                w -= 1
-        elif w > 1:
-            w -= 1
-        else:
-            p -= 1
+        p, w = nxt
+
+
+def _shrink_step(job: AllocJob, p: int, w: int) -> tuple[int, int] | None:
+    """The counts :func:`shrink` tries after ``(p, w)``; None after 1 PS + 1 worker."""
+    if p <= 1 and w <= 1:
+        return None
+    # the option of the higher speed; speeds equal within the numerics tolerance tie -> the worker
+    if w > 1 and p > 1:
+        f_w, f_p = float(job.speed(p, w - 1)), float(job.speed(p - 1, w))
+        if numerics.greater(f_p, f_w):
+            return p - 1, w
+        return p, w - 1
+    if w > 1:
+        return p, w - 1
+    return p - 1, w
 
 
 def shrink_and_place(
@@ -736,6 +773,16 @@ def shrink_and_place(
     :func:`shrink` with :func:`~dlsched.optimus.placement.place` (even split on the fewest
     servers; ``extras`` as there). ``free`` is updated in place when the job is placed.
 
+    The retries are screened in batches: along :func:`shrink`'s path of counts (the same
+    speed comparisons), :meth:`~dlsched.optimus.placement._OneJobPlacer.may_fit` marks with one
+    numpy test the counts for which the placement step could not even try a layout (not enough
+    free resources in total, or no ``k`` whose first ``k`` servers hold the base share and the
+    total); only the others are attempted, in path order. Every count skipped is one whose
+    attempt would have returned None without changing anything, so the result and ``free`` are
+    those of :func:`shrink` with one attempt per count (issue 23, first 40 Philly jobs: 935 shrinks
+    walked 116,844 counts, a job asking for 1,300-2,000 tasks often 1,100-1,500 of them, and
+    about five in six counts fail that screen).
+
     Returns
     -------
     Placement or None
@@ -745,11 +792,25 @@ def shrink_and_place(
     # place([PlaceJob(job.job_id, p, w, ...)], free, ...) per attempt, with the server order built
     # once (a failed attempt leaves ``free`` unchanged); ``free[:] = res.free`` on success
     placer = _OneJobPlacer(free, sort_by, hard, extras)
-
-    def attempt(p: int, w: int) -> Placement | None:
-        return placer.attempt(job.job_id, p, w, job.ps_demand, job.worker_demand)
-
-    return shrink(job, counts, attempt)
+    p, w = counts
+    got = placer.attempt(job.job_id, p, w, job.ps_demand, job.worker_demand)
+    if got is not None:
+        return got
+    chunk = 16
+    nxt = _shrink_step(job, p, w)
+    while nxt is not None:
+        path = []
+        while nxt is not None and len(path) < chunk:
+            path.append(nxt)
+            nxt = _shrink_step(job, *nxt)
+        ok = placer.may_fit([c[0] for c in path], [c[1] for c in path])
+        for i in np.flatnonzero(ok).tolist():
+            p, w = path[i]
+            got = placer.attempt(job.job_id, p, w, job.ps_demand, job.worker_demand)
+            if got is not None:
+                return got
+        chunk = min(4 * chunk, 1024)
+    return None
 
 
 def best_fit(
@@ -772,6 +833,7 @@ def best_fit(
 __all__ = [
     "ALLOCATIONS",
     "ERROR_DRAWS",
+    "FITS",
     "PLACEMENTS",
     "PRERUN_PAIRS",
     "UNPLACED",

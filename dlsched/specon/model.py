@@ -285,6 +285,10 @@ class SpeconJob(SpeconModel):
     converged_cpu: float = 1.0
     converged_at: float = 0.9
     work_unit: ClassVar[str] = "steps"
+    stepwise_evaluation: ClassVar[bool] = True
+    r""":meth:`evaluation` at work :math:`w` depends on :math:`\lfloor w \rfloor` only (a step of
+    the curve): SpeCon's ``advance="events"`` skips ticks inside one step at once. A subclass whose
+    evaluation is not stepwise must set it to False."""
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -10,7 +10,8 @@ Both policies use only the engine's policy protocol: a container is a one-worker
 :class:`~dlsched.core.schedule.Placement` on one node; a migration is a placement that moves to
 another node, paying the job model's :meth:`~dlsched.core.jobs.JobModel.switch_pause` plus
 ``extra_pause`` (given to the engine as :attr:`Decision.pause`). The policy asks to be woken at
-the next monitor tick or rebalance tick (``Decision.wakeup``).
+the next monitor tick or rebalance tick (``Decision.wakeup``), or with ``advance="events"`` only
+at the next slot where something can change (:class:`SpeCon`, *Advancing time*).
 
 =====================================  =====================================================
 paper symbol                           code
@@ -95,6 +96,7 @@ __all__ = [
     "CASCADES",
     "GAIN_NORMS",
     "REBALANCE_TRIGGERS",
+    "ADVANCES",
     "categorise",
     "gain",
     "speculative_target",
@@ -124,6 +126,12 @@ REBALANCE_SOURCES = ("any", "above_bf")
 """Valid ``rebalance_source=`` values (spec C4)."""
 BRANCH2 = ("prose", "literal_nested")
 """Valid ``branch2=`` values (spec C5)."""
+ADVANCES = ("every_tick", "events")
+"""Valid ``advance=`` values (how the policy asks the engine to advance time; ours, not the
+paper's: :class:`SpeCon`, *Advancing time*)."""
+LOOKAHEAD = 512
+"""``advance="events"``: most virtual Alg. 1 ticks one prediction evaluates before it asks to be
+woken anyway (a real tick then, and a new prediction), bounding the cost of one decision."""
 
 
 def _number(value, what: str, *, lo: float | None = None, hi: float | None = None, strict_lo=False):
@@ -486,6 +494,11 @@ class _Container:
     t_mark: int | None = None  # t_{c_j}
     t_cc: int | None = None  # slot of entering CC (t_cj="entered_cc")
     pause_end: int = 0  # slot at which a migration pause ends
+    # advance="events" only: (t0, w0, r) = work w0 at slot t0 and the rate (steps per slot) since
+    # then, and the predicted slot of the next tick that can change something (None: none)
+    anchor: tuple[int, float, float] | None = None
+    due: int | None = None
+    cond: int | None = None  # first tick reaching A1 l. 15 while no request can be sent
 
 
 class SpeCon(K8sDefault):
@@ -546,12 +559,69 @@ class SpeCon(K8sDefault):
     extra_pause : float
         Seconds added to the job model's own migration pause on each move (finite, >= 0; given to
         the engine as ``Decision.pause``).
+    advance : {"every_tick", "events"}
+        How time advances (ours, not the paper's; *Advancing time* below). ``"every_tick"``
+        (default): the policy is woken at every monitor tick of an unmarked container and every
+        rebalance tick. ``"events"``: only where something can change. Not exact (see below).
 
     Raises
     ------
     ValueError
         A bad parameter (naming the field and the value); at run time a move whose pause is not
         finite.
+
+    Advancing time
+    --------------
+    With ``advance="every_tick"`` the engine stops at every tick of Alg. 1 (every ``interval``
+    per unmarked container) and of Alg. 3 (every ``rebalance_interval``), and the ticks read the
+    engine's work. On a trace most of them change nothing (99.6 % of the 371,474 decisions on
+    the first 12 Philly jobs, whose span is 41 days of 0.1-s slots), so the cost of a run is
+    its time span, not its number of jobs.
+
+    ``advance="events"`` asks to be woken only at the next slot where something can change: an
+    arrival or a completion (the engine stops there anyway), the end of a migration pause (the
+    rates of the target's containers change, and the container enters :math:`D` of Alg. 3), a
+    tick of Alg. 1 that changes a category or reaches A1 l. 15 with a request possible, and a
+    rebalance tick (Alg. 3 under ``periodic``) only after the state Alg. 3 reads has changed
+    (counts, :math:`D`, marks, pauses, categories, moves), and only when it can move something:
+    at least :math:`|W|` containers (with fewer, :math:`bf = 0`, A3 l. 9-12 / 27), an idle
+    worker or one with fewer than :math:`bf - 1` containers, and a container in :math:`D`
+    (:meth:`_rebalance_can_move`). Alg. 3 on a state it already saw moves nothing again (its
+    choice depends on the counts, on :math:`D` and on the order of :math:`d_{c_j}`, which is the
+    order of :math:`t_{c_j}` at every :math:`t`), so skipping those ticks changes no decision.
+
+    The ticks of Alg. 1 between two decisions are evaluated *virtually*: between decisions
+    every container's rate is constant (the engine stops at every arrival, completion and pause
+    end, and so does the policy), so the work of container :math:`j` at tick :math:`t_m` is
+    :math:`w_0 + r\,(t_m - t_0)` with :math:`(t_0, w_0, r)` its work and rate (``model.rate``
+    on its node's load without pausing containers; a SpeCon container's rate depends only on its
+    own node) read at the last decision that changed its node. A prediction runs Alg. 1 l. 4-22
+    forward on these values from the container's state (:func:`categorise`, the same function)
+    until the first tick that changes something; the policy wakes there and runs that tick on
+    the engine's work, as ``every_tick`` does. Ticks that change nothing only update
+    :math:`E(t_{m-1})`, :math:`G(t_{m-1})`, which are caught up (by the same computation) before
+    the container's next real tick or rate change. Under ``request_scope="cluster"`` a tick that
+    reaches A1 l. 15 while :math:`|PC| + |WC| \le 1` after the last decision is *conditional*:
+    the categories change only at decisions, so it is a no-op unless a decision falls on its
+    slot (it then runs as a real tick, in (worker, job) order, seeing that slot's categories) or
+    a decision before it leaves :math:`|PC| + |WC| > 1` (it then becomes a predicted tick);
+    with ``request_scope="worker"`` every tick reaching l. 15 is a predicted one. Runs of ticks
+    inside one step of the loss curve (:math:`E` constant, :math:`G = 0`, a fixed point of
+    A1 l. 17) are skipped at once for containers whose model says so
+    (:attr:`dlsched.specon.model.SpeconJob.stepwise_evaluation`); a
+    prediction looks at most
+    :data:`LOOKAHEAD` ticks ahead and otherwise wakes at the next one anyway.
+
+    What differs from ``every_tick``: the engine's work sums are cut at other slots (its
+    arithmetic depends on where it stops), and the virtual ticks read :math:`w_0 + r\,(t_m -
+    t_0)` instead of the engine's running sum; the two agree to rounding, so a tick falls on
+    the other side of a loss-curve step (or of a ``REL_TOL`` boundary of :func:`categorise`)
+    only when the work is within rounding of a whole step. Every decision that depends on no
+    such tie is the same; completion times differ by rounding, or more where a tie flipped a
+    category (measured by ``benchmarks/bench_specon_runs.py --advance``; checked by
+    ``tests/test_specon_advance.py``: the same moves and category changes on every reading of
+    the spec tried, completion times within 1e-12 relative).
+    Under ``alpha = 0`` both modes ask for no ticks (nothing can change).
     """
 
     name: ClassVar[str] = "specon"
@@ -580,6 +650,7 @@ class SpeCon(K8sDefault):
         branch2: str = "prose",
         migrate: bool = True,
         extra_pause: float = 0.0,
+        advance: str = "every_tick",
     ) -> None:
         self.alpha = _number(alpha, "specon.alpha", lo=0.0, hi=1.0)
         self.interval = _number(interval, "specon.interval", lo=0.0, strict_lo=True)
@@ -613,6 +684,7 @@ class SpeCon(K8sDefault):
                     "would never resume, and SpeCon has no cost test that would stop it moving"
                 )
         self.extra_pause = _number(extra_pause, "specon.extra_pause", lo=0.0)
+        self.advance = _choice(advance, "specon.advance", ADVANCES)
 
     @property
     def weights(self) -> dict[str, float]:
@@ -636,6 +708,19 @@ class SpeCon(K8sDefault):
         self._next_rebalance = self._dt_rebalance
         self.events: list[dict] = []
         self.transitions: list[dict] = []
+        # advance="events" (see the class docstring, *Advancing time*)
+        self._dues: list[tuple[int, int]] = []  # heap (predicted tick, job); stale when c.due differs
+        self._pause_ends: list[tuple[int, int]] = []  # heap (pause end, job) of moved containers
+        self._node_jobs: dict[int, dict[int, None]] = {}  # node -> containers placed on it
+        self._load = np.zeros_like(cluster.capacity, dtype=float)  # rows of the touched nodes
+        self._touched: set[int] = set()  # nodes whose containers' rates change at this decision
+        self._reb_dirty = True  # the state Alg. 3 reads changed since its last run
+        # heap (tick, job) of conditional ticks: a container in CC reaches A1 l. 15 there, but
+        # |PC| + |WC| <= 1 (request_scope="cluster") at the last decision; real ticks only if a
+        # decision at that slot, or one before it that opens requests, comes (_decide_events)
+        self._conds: list[tuple[int, int]] = []
+        self._no_request = False  # |PC| + |WC| <= 1 over the cluster after the last decision
+        self._last_blocked: int | None = None  # _scan: the first conditional tick it saw
 
     # --------------------------------------------------------------------- evaluation function
     @staticmethod
@@ -806,6 +891,13 @@ class SpeCon(K8sDefault):
         c.pause_end = t + int(math.ceil(slots - 1e-9))
         c.moved_by += kind
         self.events.append({"slot": t, "job": j, "event": kind, "from": _host(prev), "to": target, **extra})
+        if self.advance == "events":  # both nodes' rates change now; the target's at the pause end
+            src = _host(prev)
+            self._node_jobs[src].pop(j, None)
+            self._node_jobs.setdefault(target, {})[j] = None
+            self._touched.update((src, target))
+            if c.pause_end > t:
+                heapq.heappush(self._pause_ends, (c.pause_end, j))
 
     def _set_cat(self, t: int, j: int, new: str) -> None:
         c = self._state[j]
@@ -842,7 +934,12 @@ class SpeCon(K8sDefault):
         here = _host(self._placement[j])
         S = self.scores(view, exclude=None if self.count_self else j)  # A2 l. 2-3
         used = self._usage(self._placement)  # row s: _fits's row of node s
-        cand = [s for s in range(self.cluster.n_servers) if s == here or self._fits(view, j, s, used[s])]
+        # _fits(view, j, s, used[s]) of every node s != here at once: j holds nothing on s, so
+        # its row is used[s]; the same sums and comparisons, element by element
+        hard = self.cluster.hard
+        need = self._vectors(j)[0]
+        fits = np.all((used + need)[:, hard] <= self.cluster.capacity[:, hard] + 1e-9, axis=1).tolist()
+        cand = [s for s in range(self.cluster.n_servers) if s == here or fits[s]]
         self._r_table = []  # R of every node, built when Alg. 2 l. 18 first ranks by it
         try:
             target, _ = speculative_target(S, here, cand, lambda s: self.resource_consumption(view, s))
@@ -897,13 +994,18 @@ class SpeCon(K8sDefault):
             if not built:
                 built.append(True)
                 D.update((j, self._d(t, j)) for j in sorted(self._placement) if self._in_d(t, j))
-            row = self._usage_row(self._placement, target) if D else None  # _fits's row
-            keys = [
-                (d, _host(self._placement[j]), j)
-                for j, d in D.items()
-                if _host(self._placement[j]) in sources and self._fits(view, j, target, row)
-            ]
-            return min(keys)[2] if keys else None
+            # the min of (d, host, j) over the containers of ``sources`` that fit ``target`` is
+            # the first that fits in increasing order (keys are distinct: one per job)
+            keys = sorted((d, _host(self._placement[j]), j) for j, d in D.items())
+            row = None
+            for _, s, j in keys:
+                if s not in sources:
+                    continue
+                if row is None:
+                    row = self._usage_row(self._placement, target)  # _fits's row
+                if self._fits(view, j, target, row):
+                    return j
+            return None
 
         def go(j: int, target: int, branch: int) -> None:  # A3 l. 14-16 / 28-29
             D.pop(j)
@@ -968,8 +1070,20 @@ class SpeCon(K8sDefault):
                 break
         return due
 
+    def _start_container(self, t: int, v) -> _Container:
+        """A1 l. 2: the container of job ``v`` started at ``t``: PC, migrated = False,
+        :math:`E(t_0) = E_{first}`; recorded in the state and returned."""
+        c = _Container(launch=t, next_tick=self._first_tick(t))
+        c.e_prev = self._normalised(v, 0.0)
+        if self.first_round == "inf":
+            c.g_prev = math.inf
+        self._state[v.job_id] = c
+        return c
+
     def decide(self, t: int, view: ClusterView) -> Decision:
         """One decision point: launches, monitor ticks, requests, then rebalance (spec 7.1)."""
+        if self.advance == "events":
+            return self._decide_events(t, view)
         changed = self._jobs_changed(view)
         if changed:  # an arrival or a completion: forget the containers that left
             self._read_specs(view)
@@ -979,13 +1093,8 @@ class SpeCon(K8sDefault):
                     self._first.pop(j, None)
         admit, started = self._place_new(t, view, changed)
         self._update_converged(view)
-        for j in started:  # A1 l. 2: PC, migrated = False; E(t_0) = E_first
-            v = view.jobs[j]
-            c = _Container(launch=t, next_tick=self._first_tick(t))
-            c.e_prev = self._normalised(v, 0.0)
-            if self.first_round == "inf":
-                c.g_prev = math.inf
-            self._state[j] = c
+        for j in started:
+            c = self._start_container(t, view.jobs[j])
             heapq.heappush(self._ticks, (c.next_tick, j))
         pauses: dict[int, float] = {}
         # A1 l. 3: ticks of unmarked containers due now, in (worker, job) order
@@ -1023,3 +1132,290 @@ class SpeCon(K8sDefault):
         if phase is not None:
             wake = phase if wake is None else min(wake, phase)
         return Decision(allocations=dict(self._placement), admit=admit, wakeup=wake, pause=pauses)
+
+    # ------------------------------------------------------------- advance="events" (ours)
+    def _scan(self, j: int, stop: int | None, inclusive: bool = False) -> int | None:
+        r"""Virtual Alg. 1 ticks of unmarked container ``j`` from ``c.next_tick`` on its anchor
+        (work :math:`w_0 + r\,(t_m - t_0)`; class docstring, *Advancing time*).
+
+        ``stop`` given (catch-up): apply the ticks before ``stop`` (up to it if ``inclusive``),
+        which change nothing but :math:`E(t_{m-1})`, :math:`G(t_{m-1})` (they were predicted
+        so), and return None. ``stop=None`` (prediction): change nothing; return the first tick
+        that would change a category or reach A1 l. 15, or the tick after :data:`LOOKAHEAD`
+        ticks, or None when no tick before the job's end can change anything at this rate."""
+        c = self._state[j]
+        if c.anchor is None or self.alpha == 0:
+            return None
+        spec = self._specs[j]
+        model = spec.model
+        v = _Eval(spec, j)
+        t0, w0, r = c.anchor
+        total = model.total_work
+        dt = self._dt
+        jump = getattr(model, "stepwise_evaluation", False) and r > 0  # E depends on floor(w) only
+        m = c.next_tick
+        cat, e_prev, g_prev = c.cat, c.e_prev, c.g_prev
+        found = None
+        self._last_blocked = None
+        n_iter = 0
+        while True:
+            if stop is not None:
+                if m > stop or (m == stop and not inclusive):
+                    break
+            elif n_iter >= LOOKAHEAD:
+                found = m  # no change seen so far: a real tick here, and a new prediction
+                break
+            n_iter += 1
+            w = w0 + r * (m - t0)
+            if w >= total - 1e-9:  # the job ends first (its completion is a decision)
+                if stop is not None:
+                    m = self._past(m, stop, inclusive)
+                break
+            e = self._normalised(v, w)  # A1 l. 4
+            g = self._gain(e, e_prev)  # A1 l. 5
+            path, reached = categorise(cat, g, g_prev, self.alpha, self.cascade)  # A1 l. 6-22
+            if (
+                reached
+                and len(path) == 1
+                and self.request_scope == "cluster"
+                and (stop is not None or self._no_request)
+            ):
+                # A1 l. 15 reached in CC, but |PC| + |WC| <= 1 now: no request, nothing changes
+                # unless a decision before this tick changes the categories (conditional tick)
+                if stop is None and self._last_blocked is None:
+                    self._last_blocked = m
+            elif len(path) > 1 or reached:
+                if stop is not None:  # pragma: no cover - a catch-up tick was predicted a no-op
+                    raise AssertionError(f"specon: virtual tick {m} of job {j} changes {path}")
+                found = m
+                break
+            e_prev, g_prev = e, g
+            m += dt
+            if g == 0.0 and (jump or r == 0):
+                # E unchanged and G = 0: A1 l. 17 (stays) at every tick until E changes, which
+                # needs the next step n + 1 of the curve (SpeconJob.evaluation)
+                n = max(1, math.floor(w + 1e-9))
+                if r == 0 or n >= model.work:  # E never changes again at this rate
+                    if stop is not None:
+                        m = self._past(m, stop, inclusive)
+                    break
+                # the first tick m - dt + i * dt reaching step n + 1 has i >= k (up to rounding):
+                # the ticks before m - dt + (k - 1) * dt have this E and change nothing
+                k = math.ceil((n + 1 - 1e-9 - w) / (r * dt))
+                skip = k - 2
+                if skip > 0:
+                    m += skip * dt
+                    if stop is not None and (m > stop or (m == stop and not inclusive)):
+                        m = self._past(m - skip * dt, stop, inclusive)
+        if stop is not None:
+            c.next_tick, c.e_prev, c.g_prev = m, e_prev, g_prev
+            return None
+        return found
+
+    def _past(self, m: int, stop: int, inclusive: bool) -> int:
+        """The first tick ``m + k * dt`` (k >= 0) after ``stop`` (``inclusive``) or at/after it."""
+        dt = self._dt
+        if m > stop or (m == stop and not inclusive):
+            return m
+        k = (stop - m) // dt + 1 if inclusive else -((m - stop) // dt)
+        return m + k * dt
+
+    def _node_load(self, t: int, s: int) -> np.ndarray:
+        """Row ``s`` of the engine's load: the demands of the containers on ``s`` that do not
+        pause (a pausing one uses no CPU, spec 7.7)."""
+        row = np.zeros(self.cluster.capacity.shape[1])
+        for j in self._node_jobs.get(s, ()):
+            if self._pausing(t, j):
+                continue
+            wd, pd_ = self._vectors(j)
+            p = self._placement[j]
+            for _, k in p.workers:
+                row += k * wd
+            for _, k in p.ps:
+                row += k * pd_
+        return row
+
+    def _rebalance_can_move(self, t: int) -> bool:
+        r"""A necessary condition for Alg. 3 to move (or log) a container on today's state: an
+        idle worker with :math:`bf \ge 1` (A3 l. 7-12) or a worker with fewer than
+        :math:`bf - 1` containers (A3 l. 19-27), and a container in :math:`D`. False: the next
+        periodic run would change nothing, so no wake-up is needed for it until the state
+        changes (a container pausing now enters :math:`D` at its pause end, a decision)."""
+        counts = self._count_list()
+        bf = sum(counts) // len(counts)  # A3 l. 9
+        if bf < 1:
+            return False
+        if 0 not in counts and not any(k < bf - 1 for k in counts):
+            return False
+        return any(self._in_d(t, j) for j in self._placement)
+
+    def _predict(self, j: int) -> None:
+        c = self._state[j]
+        c.due = self._scan(j, None)
+        if c.due is not None:
+            heapq.heappush(self._dues, (c.due, j))
+        c.cond = self._last_blocked
+        if c.cond is not None and (c.due is None or c.cond < c.due):
+            heapq.heappush(self._conds, (c.cond, j))
+        else:
+            c.cond = None
+
+    def _decide_events(self, t: int, view: ClusterView) -> Decision:
+        """:meth:`decide` under ``advance="events"`` (class docstring, *Advancing time*): the same
+        steps in the same order, on the containers whose tick can change something."""
+        touched = self._touched
+        touched.clear()
+        changed = self._jobs_changed(view)
+        n_tr, n_ev = len(self.transitions), len(self.events)
+        if changed:  # an arrival or a completion
+            self._read_specs(view)
+            self._reb_dirty = True
+            for j in view.completed:
+                p = self._placement.get(j)
+                if p is not None:
+                    s = _host(p)
+                    self._node_jobs[s].pop(j, None)
+                    touched.add(s)
+            for j in list(self._state):
+                if j not in self._specs:
+                    del self._state[j]
+                    self._first.pop(j, None)
+        while self._pause_ends and self._pause_ends[0][0] <= t:  # spec 7.7: pauses that end now
+            _, j = heapq.heappop(self._pause_ends)
+            p = self._placement.get(j)
+            if p is not None:
+                touched.add(_host(p))
+                self._reb_dirty = True  # j enters D (Alg. 3) now
+        admit, started = self._place_new(t, view, changed)
+        if started:
+            self._reb_dirty = True
+        conv = set(self._converged) if self._phased else None
+        self._update_converged(view)
+        if conv is not None and len(conv) != len(self._converged):
+            touched.update(_host(self._placement[j]) for j in self._converged - conv)
+        for j in started:
+            self._start_container(t, view.jobs[j])
+            s = _host(self._placement[j])
+            self._node_jobs.setdefault(s, {})[j] = None
+            touched.add(s)
+        pauses: dict[int, float] = {}
+        # A1 l. 3: the ticks due now that can change something, in (worker, job) order
+        due = []
+        dues, state = self._dues, self._state
+        while dues and dues[0][0] <= t:
+            tick, j = heapq.heappop(dues)
+            c = state.get(j)
+            if c is not None and not c.migrated and c.due == tick:
+                due.append((_host(self._placement[j]), j))
+        redo: set[int] = set()
+        conds = self._conds
+        in_due = {j for _, j in due}
+        while conds and conds[0][0] <= t:  # conditional ticks passed (no-ops) or at this slot
+            tick, j = heapq.heappop(conds)
+            c = state.get(j)
+            if c is None or c.migrated or c.cond != tick:
+                continue
+            c.cond = None
+            if j in in_due:
+                continue
+            self._scan(j, t)  # the ticks before t: no request could be sent at any of them
+            if c.next_tick == t:  # a tick now: run it, in order (the categories may change now)
+                due.append((_host(self._placement[j]), j))
+                in_due.add(j)
+            else:
+                redo.add(j)
+        due.sort()
+        requests = []
+        for s, j in due:
+            c = state[j]
+            self._scan(j, t)  # the no-op ticks before t
+            c.due = None
+            if c.next_tick != t:  # pragma: no cover - a due tick is a tick
+                continue
+            c.next_tick += self._dt
+            if self._monitor(t, view, j):  # A1 l. 16: Request-Reallocation
+                requests.append((s, j))
+        for _, j in requests:  # Alg. 2, sequentially in (worker, job) order (spec B4)
+            if not state[j].migrated:
+                self._speculate(t, view, j, pauses)
+        if len(self.transitions) != n_tr or len(self.events) != n_ev:
+            self._reb_dirty = True  # categories, marks or moves changed
+        n_w = self.cluster.n_servers
+        next_rebalance = None
+        if self.rebalance_trigger == "periodic":  # spec C1: manager clock, t = k * interval
+            if t > 0 and t % self._dt_rebalance == 0 and self._reb_dirty:
+                n_ev = len(self.events)
+                self._rebalance(t, view, pauses)
+                self._reb_dirty = len(self.events) != n_ev  # moved: the next tick may move more
+            self._next_rebalance = (t // self._dt_rebalance + 1) * self._dt_rebalance
+            if self._reb_dirty and len(self._placement) >= n_w:
+                if self._rebalance_can_move(t):
+                    next_rebalance = self._next_rebalance
+                else:  # Alg. 3 on this state would move nothing (as if it had run)
+                    self._reb_dirty = False
+        elif self.rebalance_trigger == "on_completion" and view.completed:
+            self._rebalance(t, view, pauses)
+        elif self.rebalance_trigger == "all_converged" and state:
+            if all(state[j].cat == "CC" for j in self._placement):
+                self._rebalance(t, view, pauses)
+        # new anchors on the nodes whose rates change now, then new predictions
+        redo.update(j for _, j in due)
+        if self.request_scope == "cluster":  # A1 l. 15 over the cluster, after this decision
+            self._no_request = sum(state[j].cat != "CC" for j in self._placement) <= 1
+        if touched:
+            for s in touched:
+                self._load[s] = self._node_load(t, s)
+            ctx = RateContext(self.cluster, self._load)
+            for s in touched:
+                for j in self._node_jobs.get(s, ()):
+                    c = state[j]
+                    if c.migrated:
+                        continue
+                    self._scan(j, t, inclusive=True)  # the no-op ticks up to t, at the old rate
+                    spec = self._specs[j]
+                    r = spec.model.rate(spec, self._placement[j], ctx)
+                    c.anchor = (t, float(view.jobs[j].work_done), float(r))
+                    redo.add(j)
+        for j in redo:
+            c = state.get(j)
+            if c is not None and not c.migrated:
+                self._predict(j)
+        if not self._no_request:  # requests can be sent again: conditional ticks become due
+            while conds:
+                tick, j = heapq.heappop(conds)
+                c = state.get(j)
+                if c is None or c.migrated or c.cond != tick:
+                    continue
+                c.cond = None
+                if c.due is None or tick < c.due:
+                    c.due = tick
+                    heapq.heappush(dues, (tick, j))
+        wakes = []
+        while dues:  # the next predicted tick (stale entries dropped)
+            tick, j = dues[0]
+            c = state.get(j)
+            if c is None or c.migrated or c.due != tick:
+                heapq.heappop(dues)
+                continue
+            wakes.append(tick)
+            break
+        if self._pause_ends:
+            wakes.append(self._pause_ends[0][0])
+        if next_rebalance is not None:
+            wakes.append(next_rebalance)
+        wake = min(wakes) if wakes else None
+        if self.alpha == 0:
+            wake = None  # as every_tick: nothing can change (spec 8.6)
+        phase = self.converged_wakeup(t, view)
+        if phase is not None:
+            wake = phase if wake is None else min(wake, phase)
+        return Decision(allocations=dict(self._placement), admit=admit, wakeup=wake, pause=pauses)
+
+
+@dataclass(frozen=True)
+class _Eval:
+    """What :meth:`SpeCon._normalised` reads of a job view (``spec``, ``job_id``), for the
+    virtual ticks of ``advance="events"``."""
+
+    spec: object
+    job_id: int

@@ -1317,6 +1317,9 @@ class _MeasuredJob(SpeconJob):
     logged after epoch ``k``, exactly what the testbed's monitor reads."""
 
     first_loss: float = math.nan
+    # not analysed for SpeCon's advance="events" step skipping (its evaluation below the first step
+    # is the epoch-0 loss): ticks are evaluated one by one
+    stepwise_evaluation: ClassVar[bool] = False
 
     def evaluation(self, work_done: float) -> float:
         if math.floor(float(work_done) + 1e-9) < 1 and math.isfinite(self.first_loss):

@@ -1,0 +1,119 @@
+"""Issue 23 (Optimus at trace scale): the ``fit`` option of :class:`dlsched.optimus.policy.Optimus`
+and the batched shrink screen of :func:`dlsched.optimus.policy.shrink_and_place`.
+
+* ``fit="full"`` (default) is today's refit; ``fit="incremental"`` solves the same NNLS problem on
+  a QR factor of the rows updated by Givens rotations (:class:`~dlsched.optimus.fitting._SpeedSamples`):
+  coefficients equal to the full fit up to rounding, whatever the number of samples;
+* a bad ``fit`` raises ``ValueError`` naming ``optimus.fit`` and the value;
+* ``shrink_and_place`` (screened in batches by ``_OneJobPlacer.may_fit``) returns what
+  :func:`~dlsched.optimus.policy.shrink` with one attempt per count returns, on crowded clusters.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dlsched.core.simulator import simulate
+from dlsched.optimus.allocation import AllocJob, speed_function
+from dlsched.optimus.fitting import _givens_add, _SpeedSamples, fit_speed
+from dlsched.optimus.placement import _OneJobPlacer
+from dlsched.optimus.policy import FITS, Optimus, shrink, shrink_and_place
+from dlsched.registry import make_workload
+
+
+def _run(**params):
+    wl = make_workload("optimus", seed=0, n_jobs=6)
+    return simulate(wl, Optimus(**params), seed=0, horizon=200)
+
+
+def test_fit_default_is_full_and_unchanged() -> None:
+    assert FITS == ("full", "incremental")
+    assert Optimus().fit == "full"
+    a, b = _run(), _run(fit="full")
+    assert a.jobs.equals(b.jobs)
+    assert a.intervals.equals(b.intervals)
+
+
+@pytest.mark.parametrize("bad", ["Full", "exact", "", None, 1, True])
+def test_fit_bad_value_names_the_field(bad) -> None:
+    with pytest.raises(ValueError, match=r"optimus\.fit") as exc:
+        Optimus(fit=bad)
+    assert repr(bad) in str(exc.value)
+
+
+def _samples(rng, n: int, mode: str) -> list[tuple[int, int, float]]:
+    out = []
+    for _ in range(n):
+        p, w = int(rng.integers(1, 30)), int(rng.integers(1, 60))
+        den = 0.3 * 64 / w + 0.2 + 0.5 * w / p + 0.01 * w + 0.02 * p
+        f = (1.0 if mode == "sync" else w) / den * (1.0 + 0.05 * rng.standard_normal())
+        out.append((p, w, float(f)))
+    return out
+
+
+@pytest.mark.parametrize("mode", ["async", "sync"])
+def test_incremental_fit_solves_the_full_problem(mode) -> None:
+    """The property of the option: after every new sample, the incremental coefficients are those
+    of the full NNLS fit on all samples, up to rounding (the same least-squares problem)."""
+    rng = np.random.default_rng(3)
+    M = 64.0 if mode == "sync" else None
+    pre = [(1, 1), (1, 2), (2, 2), (2, 4), (4, 4)]
+    samples = [(p, w, s) for (p, w), (_, _, s) in zip(pre, _samples(rng, 5, mode), strict=True)]
+    inc = _SpeedSamples(incremental=True)
+    extra = _samples(rng, 400, mode)
+    for t in range(len(extra) + 1):
+        got = inc.fit(samples, mode, M)
+        if t % 50 == 0 or t == len(extra):
+            ref = fit_speed(samples, mode, M)
+            assert got[0] == mode and got[2] == ref.M
+            np.testing.assert_allclose(got[1], ref.theta, rtol=1e-9, atol=1e-9)
+        if t < len(extra):
+            samples.append(extra[t])
+    assert len(inc._T) == (5 if mode == "async" else 6)  # the factor stays (c + 1) x (c + 1)
+
+
+def test_givens_factor_keeps_the_normal_equations() -> None:
+    rng = np.random.default_rng(0)
+    X = rng.random((50, 4))
+    T: list = []
+    for row in X.tolist():
+        _givens_add(T, list(row))
+    R = np.array(T)
+    np.testing.assert_allclose(R.T @ R, X.T @ X, rtol=1e-12)
+    assert np.allclose(np.tril(R, -1), 0.0)
+
+
+def test_incremental_fit_runs_the_policy() -> None:
+    res = _run(fit="incremental")
+    assert len(res.jobs) == 6
+    assert (res.jobs["status"] == "finished").any()
+
+
+def _crowded(rng, n_srv: int) -> np.ndarray:
+    cap = np.array([8.0, 32.0, 64.0])
+    used = rng.integers(0, 9, size=(n_srv, 1)) * np.array([1.0, 3.0, 6.0])
+    return np.maximum(cap - used, 0.0)
+
+
+@pytest.mark.parametrize("extras", ["either", "aligned", "staggered", "all"])
+def test_screened_shrink_is_shrink_with_every_attempt(extras) -> None:
+    rng = np.random.default_rng(7)
+    hard = np.array([True, True, True])
+    for trial in range(40):
+        free0 = _crowded(rng, int(rng.integers(1, 30)))
+        f = speed_function("async", (1.0, 2.0, 0.05, 0.1))
+        job = AllocJob(trial, 100.0, f, np.array([1.0, 0.0, 0.0]), np.array([0.0, 2.0, 4.0]))
+        counts = (int(rng.integers(1, 80)), int(rng.integers(1, 120)))
+        free_a, free_b = free0.copy(), free0.copy()
+        got = shrink_and_place(job, counts, free_a, sort_by=1, hard=hard, extras=extras)
+        placer = _OneJobPlacer(free_b, 1, hard, extras)
+
+        def every(p, w, _pl=placer, _j=job):
+            return _pl.attempt(_j.job_id, p, w, _j.ps_demand, _j.worker_demand)
+
+        want = shrink(job, counts, every)
+        assert (got is None) == (want is None)
+        if got is not None:
+            assert got == want
+        np.testing.assert_array_equal(free_a, free_b)
