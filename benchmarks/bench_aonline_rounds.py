@@ -9,7 +9,7 @@ and the CPU seconds. ``--F`` sets :math:`F_1 = F_2` (the paper's price cap, a re
 
 Usage::
 
-    python benchmarks/bench_aonline_rounds.py 8000                 # stops past slot 2^62
+    python benchmarks/bench_aonline_rounds.py                      # 8,000 jobs: stops past slot 2^62
     python benchmarks/bench_aonline_rounds.py 8000 --F 1e-8        # every job finishes, late
     python benchmarks/bench_aonline_rounds.py 0 --horizon twice-last-arrival
 """
@@ -24,7 +24,8 @@ import numpy as np
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("n", type=int, help="first n Philly jobs (0: the whole trace)")
+    ap.add_argument("n", type=int, nargs="?", default=8000,
+                    help="first n Philly jobs (0: the whole trace; default 8000)")
     ap.add_argument("--F", type=float, default=None, help="F1 = F2 (default: the policy's, 1)")
     ap.add_argument("--horizon", default=None, help="twice-last-arrival or an integer slot")
     args = ap.parse_args(argv)
