@@ -23,7 +23,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import os
 import resource
@@ -35,18 +34,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-
-def _params(items: list[str]) -> dict:
-    out = {}
-    for item in items or []:
-        if "=" not in item:
-            raise SystemExit(f"--param needs KEY=VALUE, got {item!r}")
-        k, v = item.split("=", 1)
-        try:
-            out[k] = ast.literal_eval(v)
-        except (ValueError, SyntaxError):
-            out[k] = v
-    return out
+from bench_arena_scale import parse_params  # noqa: E402  (--param KEY=VALUE, the same reading)
 
 
 def _philly(n: int | None, params: dict):
@@ -149,7 +137,7 @@ def main() -> None:
         n = int(args.one[0])
         print(json.dumps(one(n or None, json.loads(args.one[1]))))
         return
-    params = _params(args.param)
+    params = parse_params(args.param)
     if args.compare:
         compare(params, args.seeds, args.compare_sizes)
         return
