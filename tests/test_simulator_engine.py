@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -61,6 +62,43 @@ def test_usage_cache_equals_server_usage_bit_for_bit(fractional: bool, seed: int
             np.testing.assert_array_equal(got, want)  # exact: whole numbers
         np.testing.assert_array_equal(cache.usage(allocs), want)
     assert cache.integral is (not fractional)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_usage_cache_re_sums_only_touched_servers_bit_for_bit(seed: int) -> None:
+    """Fractional demands with the kept jobs in their order (new jobs anywhere, some reorders):
+    the per-server re-sum equals ``server_usage`` bit for bit, PS rows and shared servers included."""
+    rng = np.random.default_rng(100 + seed)
+    cl = _cluster(5)
+    specs = {
+        j: dataclasses.replace(s, ps_demand={"cpu": float(rng.uniform(0.1, 2.0)), "mem": 0.3})
+        for j, s in _specs(rng, 16, True).items()
+    }
+    cache = UsageCache(cl, specs)
+    allocs: dict[int, Placement] = {}
+    for step in range(120):
+        for _ in range(int(rng.integers(1, 4))):
+            j = int(rng.integers(16))
+            if j in allocs and rng.random() < 0.3:
+                del allocs[j]
+                continue
+            p = Placement.of(
+                {int(s): int(rng.integers(1, 3)) for s in rng.choice(5, int(rng.integers(1, 3)), replace=False)},
+                {int(rng.integers(5)): 1} if rng.random() < 0.5 else {},
+            )
+            if j in allocs or rng.random() < 0.5:
+                allocs[j] = p  # in place (a kept job keeps its position), or appended
+            else:  # a new job inserted at a random position
+                items = list(allocs.items())
+                items.insert(int(rng.integers(len(items) + 1)), (j, p))
+                allocs = dict(items)
+        if step % 17 == 16:  # now and then the policy lists its jobs in another order
+            order = list(allocs)
+            rng.shuffle(order)
+            allocs = {k: allocs[k] for k in order}
+        got = cache.update(dict(allocs))
+        np.testing.assert_array_equal(got, server_usage(cl, specs, allocs))
+    assert not cache.integral
 
 
 def _fields(v: JobView) -> tuple:
@@ -155,3 +193,45 @@ def test_placement_of_agrees_with_the_job_table():
 
     simulate(_workload(), Probe())
     assert seen
+
+
+@dataclasses.dataclass(frozen=True)
+class _ClusterLoad(LinearModel):
+    """Rate 1 / (total CPU load of the whole cluster): reads other servers' load."""
+
+    load_scope: ClassVar[str] = "cluster"
+
+    def rate(self, spec, placement, ctx) -> float:
+        return 0.0 if placement.n_workers == 0 else 1.0 / float(ctx.load[:, 0].sum())
+
+
+@dataclasses.dataclass(frozen=True)
+class _PlacementLoad(_ClusterLoad):
+    load_scope: ClassVar[str] = "placement"  # a false claim: the engine keeps a stale rate
+
+
+class _OnOwnServer(BasePolicy):
+    """Job j on server j, each placement object kept while the job runs."""
+
+    name = "own_server"
+
+    def decide(self, t, view):
+        allocs = view.current_allocations()
+        for j in view.jobs:
+            if j not in allocs:
+                allocs[j] = Placement.of({j: 1})
+        return Decision(allocations=allocs, admit=[v.job_id for v in view.pending()])
+
+
+@pytest.mark.parametrize("model, completion", [(_ClusterLoad, 18.0), (_PlacementLoad, 10.0)])
+def test_rates_are_reused_only_as_load_scope_allows(model, completion) -> None:
+    """Job 0 (work 10) runs alone at rate 1 for slots 0-1, then beside job 1 (on the other
+    server) at 1/2: it finishes at 2 + 8 / (1/2) = 18 when its model reads the whole cluster's
+    load (load_scope "cluster"); a model that claims "placement" keeps its rate 1 and ends at 10."""
+    cl = Cluster((Server("s0", "unified", {"cpu": 4.0}), Server("s1", "unified", {"cpu": 4.0})),
+                 compressible=("cpu",))  # fmt: skip
+    specs = (JobSpec(0, 0, model(work=10.0), worker_demand={"cpu": 1.0}),
+             JobSpec(1, 2, model(work=100.0), worker_demand={"cpu": 1.0}))  # fmt: skip
+    res = simulate(Workload(cl, specs), _OnOwnServer())
+    done = res.jobs.set_index("job_id")
+    assert done.loc[0, "jct"] == pytest.approx(completion, abs=1e-9)

@@ -218,13 +218,20 @@ class JobModel(abc.ABC):
 
     Class attributes: ``kind`` (registry name), ``work_unit`` (unit of :attr:`total_work`),
     ``work_known`` (False when the scheduler must estimate the remaining work, e.g. convergence-
-    driven Optimus jobs; the view then hides it), ``needs_ps``.
+    driven Optimus jobs; the view then hides it), ``needs_ps``, ``load_scope``.
+
+    ``load_scope`` says what of ``ctx.load`` :meth:`rate` may read: ``"placement"`` (the
+    default) only the rows of the placement's own servers, so the engine reuses a job's rate
+    while its placement object and those rows (bit for bit) are unchanged; ``"cluster"`` any
+    row, so the rate is asked for afresh at every step on a cluster with compressible
+    resources. Either way a rate must be a function of its arguments only (no hidden state).
     """
 
     kind: ClassVar[str]
     work_unit: ClassVar[str]
     work_known: ClassVar[bool] = True
     needs_ps: ClassVar[bool] = True
+    load_scope: ClassVar[str] = "placement"
 
     @property
     @abc.abstractmethod
@@ -258,7 +265,8 @@ class JobModel(abc.ABC):
 
     @abc.abstractmethod
     def rate(self, spec: JobSpec, placement: Placement, ctx: RateContext) -> float:
-        """Progress per slot under ``placement`` (in :attr:`work_unit`)."""
+        """Progress per slot under ``placement`` (in :attr:`work_unit`); it may read
+        ``ctx.load`` as :attr:`load_scope` allows (the placement's own servers by default)."""
 
     def switch_pause(self, previous: Placement, new: Placement) -> float:
         """Seconds of the first slot lost when the placement changes from ``previous``."""

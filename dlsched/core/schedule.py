@@ -285,8 +285,11 @@ class UsageCache:
     every demand seen is a whole number (GPUs, cores, GB of rigid trace jobs), sums of them are
     exact in floating point whatever their order, so :meth:`update` adds and subtracts only the
     jobs whose placement changed: O(changes) instead of O(running jobs). Once a fractional demand
-    appears, :meth:`update` re-sums everything with one ``numpy.add.at`` in the allocations' order
-    (unbuffered, so the same products are added in the same order as :func:`server_usage`).
+    appears, a server's row is the sum of its jobs' rows in the allocations' order (the order of
+    :func:`server_usage`'s unbuffered ``numpy.add.at``), so :meth:`update` re-sums, in that order,
+    only the rows of the servers a changed job leaves or enters, as long as the jobs kept from
+    the previous call keep their relative order in the allocations; otherwise it re-sums
+    everything with one ``numpy.add.at``.
     """
 
     _EXACT = 2.0**40  # whole numbers below this add exactly (far below 2**53)
@@ -300,6 +303,10 @@ class UsageCache:
         self.used = np.zeros_like(cluster.capacity)
         self._current: dict[int, Placement] = {}
         self._dead: set[int] = set()
+        # fractional demands: server -> its jobs (None: to be rebuilt), each job's index in the
+        # previous call's allocations
+        self._on: dict[int, dict[int, None]] | None = None
+        self._pos: dict[int, int] = {}
 
     def rows(self, j: int, p: Placement) -> tuple[np.ndarray, np.ndarray]:
         """Servers and added rows of job ``j`` under placement ``p``."""
@@ -365,7 +372,7 @@ class UsageCache:
         for j, p in changed:  # see the new jobs' demands before trusting integrality
             self.rows(j, p)
         if not self.integral:
-            self.used = self.usage(allocations)
+            self._resum(allocations, changed, gone)
         else:
             # whole numbers: every partial sum is exact, so rows are added one by one in any order
             used = self.used
@@ -388,6 +395,47 @@ class UsageCache:
                 self._dead.discard(j)
                 self._jobs.pop(j, None)
         return self.used
+
+    def _resum(self, allocations: Mapping[int, Placement], changed: list, gone: list) -> None:
+        """The fractional case of :meth:`apply_changes` (before ``_current`` is updated)."""
+        order = list(allocations)
+        npos = dict(zip(order, range(len(order))))
+        on, cur, entry = self._on, self._current, self._entry
+        if on is not None:
+            pos = self._pos
+            kept = [pos[j] for j in order if j in pos]
+            if any(a > b for a, b in zip(kept, kept[1:])):
+                on = None  # the kept jobs were reordered: sums in the new order from scratch
+        self._pos = npos
+        if on is None:
+            self.used = self.usage(allocations)
+            on = self._on = {}
+            for j, p in allocations.items():
+                for s in entry(j, p)[3].tolist():
+                    on.setdefault(s, {})[j] = None
+            return
+        touched: set[int] = set()
+        for j in gone:
+            for s in entry(j, cur[j])[3].tolist():
+                on[s].pop(j, None)
+                touched.add(s)
+        for j, p in changed:
+            if j in cur:
+                for s in entry(j, cur[j])[3].tolist():
+                    on[s].pop(j, None)
+                    touched.add(s)
+            for s in entry(j, p)[3].tolist():
+                on.setdefault(s, {})[j] = None
+                touched.add(s)
+        used = self.used
+        width = used.shape[1]
+        for s in sorted(touched):
+            acc = np.zeros(width)
+            for j in sorted(on[s], key=npos.__getitem__):
+                for s2, row in entry(j, allocations[j])[5]:
+                    if s2 == s:
+                        acc += row
+            used[s] = acc
 
     def forget(self, j: int) -> None:
         """Drop job ``j``'s cached rows (it will not run again)."""

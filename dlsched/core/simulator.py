@@ -255,8 +255,12 @@ def simulate(
     usage = UsageCache(cluster, specs)
     views: dict = {}
     used = usage.update({})
-    rate_of: dict = {}  # job -> (placement, rate), on clusters without compressible resources
+    # job -> (placement, rate, reusable): a rate is reused while the job keeps its placement
+    # object and, on clusters with compressible resources, while the load rows of the
+    # placement's servers are unchanged bit for bit (JobModel.load_scope "placement")
+    rate_of: dict = {}
     hard_only = not soft.any()
+    prev_load: np.ndarray | None = None  # the previous step's load (compressible resources)
 
     runs = _Runs()
     total_of: dict[int, float] = {}  # job -> model.total_work, read once
@@ -325,7 +329,7 @@ def simulate(
         # --- rates under the current allocation
         load = used
         limits: list[float] = []
-        if soft.any():
+        if not hard_only:
             # A job pausing after a placement switch (save + restore) uses no time-shared
             # resource: its compressible demand leaves the load, and the step ends when the
             # pause does, so the others' shares change exactly then (SpeCon spec 7.7).
@@ -333,6 +337,15 @@ def simulate(
             if paused:
                 load = load - usage.usage(paused) * soft
                 limits.extend(math.ceil(state[j].pause_left - _TOL) for j in paused)
+            # servers whose load row differs bit for bit from the previous step's (None: all)
+            if prev_load is None:
+                dirty = None
+            else:
+                diff = load.view(np.uint64) != prev_load.view(np.uint64)
+                dirty = set(np.flatnonzero(diff.any(axis=1)).tolist())
+            prev_load = np.array(load, copy=True)
+        else:
+            dirty = frozenset()
         ctx = RateContext(cluster, load)
         # (job, state, rate, finish): ``finish`` is the time (slots from t) at which the job's
         # work is done at this rate, None when the rate is 0; computed once for both loops
@@ -340,15 +353,21 @@ def simulate(
         ceil = math.ceil
         for j, p in allocs.items():
             st = state[j]
-            hit = rate_of.get(j) if hard_only else None
-            if hit is not None and hit[0] is p:
+            hit = rate_of.get(j)
+            if (
+                hit is not None
+                and hit[0] is p
+                and hit[2]
+                and dirty is not None
+                and (not dirty or dirty.isdisjoint(p.servers))
+            ):
                 r = hit[1]
             else:
-                r = specs[j].model.rate(specs[j], p, ctx)
+                model = specs[j].model
+                r = model.rate(specs[j], p, ctx)
                 if not (r >= 0 and math.isfinite(r)):
                     raise ValueError(f"job {j}: model rate must be finite and >= 0, got {r!r}")
-                if hard_only:
-                    rate_of[j] = (p, r)
+                rate_of[j] = (p, r, hard_only or getattr(model, "load_scope", "placement") == "placement")
             if r > 0:
                 finish = st.pause_left + (total_of[j] - st.work_done) / r
                 limits.append(ceil(finish - _TOL))

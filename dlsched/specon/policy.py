@@ -88,7 +88,7 @@ import numpy as np
 from dlsched.core import numerics
 from dlsched.core.jobs import RateContext
 from dlsched.core.policy import BasePolicy, ClusterView, JobView
-from dlsched.core.schedule import Decision, Placement, demand_vectors
+from dlsched.core.schedule import Decision, Placement, UsageCache, demand_vectors
 
 __all__ = [
     "K8sDefault",
@@ -305,6 +305,7 @@ class K8sDefault(BasePolicy):
         self._demands: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # job -> demand vectors
         self._ids: tuple[int, ...] | None = None  # the previous view's jobs (_jobs_changed)
         self._waiting = False  # a job of the view was left pending by _place_new
+        self._placed = UsageCache(cluster, self._specs)  # usage of self._placement (_placed_usage)
 
     # ----------------------------------------------------------------------- view and usage
     def _jobs_changed(self, view: ClusterView) -> bool:
@@ -350,6 +351,14 @@ class K8sDefault(BasePolicy):
             for s, c in p.ps:
                 used[s] += c * pd_
         return used
+
+    def _placed_usage(self) -> np.ndarray:
+        """:meth:`_usage` of ``self._placement`` (a new array, bit for bit the same: a
+        :class:`~dlsched.core.schedule.UsageCache` equals ``server_usage``, which adds the same
+        products in the same order), re-summing only the nodes whose containers changed."""
+        cache = self._placed
+        cache.specs = self._specs
+        return cache.update(self._placement).copy()
 
     def _usage_row(self, allocations: Mapping[int, Placement], s: int) -> np.ndarray:
         """Row ``s`` of :meth:`_usage` (server ``s``'s additions only, in the same order, so the
@@ -448,8 +457,9 @@ class K8sDefault(BasePolicy):
             for j in list(self._placement):
                 if j not in self._specs:  # self._specs: the jobs of the view
                     del self._placement[j]
+                    self._placed.forget(j)
         pending = self._pending(view)
-        used = self._usage(self._placement) if pending else None
+        used = self._placed_usage() if pending else None
         hard = self.cluster.hard
         admit: set[int] = set()
         started: list[int] = []
@@ -786,7 +796,7 @@ class SpeCon(K8sDefault):
         return out
 
     def _context(self, view: ClusterView) -> RateContext:
-        return RateContext(self.cluster, self._usage(self._placement))
+        return RateContext(self.cluster, self._placed_usage())
 
     def scores(self, view: ClusterView, exclude: int | None = None) -> np.ndarray:
         """:math:`S_{w_j}` of every worker (Alg. 2 l. 2-3; ``exclude``: a job left out, B2)."""
@@ -933,7 +943,7 @@ class SpeCon(K8sDefault):
         """Algorithm 2 for container ``j`` on its host (one request)."""
         here = _host(self._placement[j])
         S = self.scores(view, exclude=None if self.count_self else j)  # A2 l. 2-3
-        used = self._usage(self._placement)  # row s: _fits's row of node s
+        used = self._placed_usage()  # row s: _fits's row of node s
         # _fits(view, j, s, used[s]) of every node s != here at once: j holds nothing on s, so
         # its row is used[s]; the same sums and comparisons, element by element
         hard = self.cluster.hard
