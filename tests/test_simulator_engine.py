@@ -82,8 +82,9 @@ def test_usage_cache_re_sums_only_touched_servers_bit_for_bit(seed: int) -> None
             if j in allocs and rng.random() < 0.3:
                 del allocs[j]
                 continue
+            hosts = rng.choice(5, int(rng.integers(1, 3)), replace=False)
             p = Placement.of(
-                {int(s): int(rng.integers(1, 3)) for s in rng.choice(5, int(rng.integers(1, 3)), replace=False)},
+                {int(s): int(rng.integers(1, 3)) for s in hosts},
                 {int(rng.integers(5)): 1} if rng.random() < 0.5 else {},
             )
             if j in allocs or rng.random() < 0.5:

@@ -399,12 +399,12 @@ class UsageCache:
     def _resum(self, allocations: Mapping[int, Placement], changed: list, gone: list) -> None:
         """The fractional case of :meth:`apply_changes` (before ``_current`` is updated)."""
         order = list(allocations)
-        npos = dict(zip(order, range(len(order))))
+        npos = {j: i for i, j in enumerate(order)}
         on, cur, entry = self._on, self._current, self._entry
         if on is not None:
             pos = self._pos
             kept = [pos[j] for j in order if j in pos]
-            if any(a > b for a, b in zip(kept, kept[1:])):
+            if any(a > b for a, b in zip(kept, kept[1:], strict=False)):
                 on = None  # the kept jobs were reordered: sums in the new order from scratch
         self._pos = npos
         if on is None:
