@@ -41,6 +41,10 @@ WORKER_POOLS = frozenset({"worker", "unified", "edge", "cloud"})
 PS_POOLS = frozenset({"ps", "unified", "edge", "cloud"})
 """Pools whose servers may host parameter servers."""
 
+CAPACITY_EPS = 1e-9
+"""Slack of the capacity check (relative and absolute): usage up to ``capacity * (1 + eps) + eps``
+fits, so that sums of fractional demands that reach a capacity exactly are not refused."""
+
 
 def _finite_nonneg(value: float, what: str) -> float:
     try:
@@ -186,6 +190,14 @@ class Cluster:
         if role not in ("worker", "ps"):
             raise ValueError(f"role must be 'worker' or 'ps', got {role!r}")
         return self._role_servers[role].copy()
+
+    @cached_property
+    def capacity_limit(self) -> np.ndarray:
+        """What the schedule checker compares usage with: ``capacity * (1 + eps) + eps`` on the
+        hard resources (``eps`` = :data:`CAPACITY_EPS`), ``+inf`` on compressible ones; read-only."""
+        lim = np.where(self.hard[None, :], self.capacity * (1 + CAPACITY_EPS) + CAPACITY_EPS, np.inf)
+        lim.setflags(write=False)
+        return lim
 
     @cached_property
     def _role_servers(self) -> dict[str, np.ndarray]:

@@ -37,13 +37,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from dlsched.core.cluster import CAPACITY_EPS
 from dlsched.core.tasks import EMPTY, Placement, _pairs  # noqa: F401 - re-exported (old import path)
 
 if TYPE_CHECKING:  # pragma: no cover
     from dlsched.core.cluster import Cluster
     from dlsched.core.jobs import JobSpec
 
-_EPS = 1e-9
+_EPS = CAPACITY_EPS
 _IS_EMPTY = operator.attrgetter("is_empty")
 
 
@@ -303,10 +304,10 @@ class UsageCache:
         self.used = np.zeros_like(cluster.capacity)
         self._current: dict[int, Placement] = {}
         self._dead: set[int] = set()
-        # fractional demands: server -> its jobs (None: to be rebuilt), each job's index in the
-        # previous call's allocations
+        # fractional demands: server -> its jobs (None: to be rebuilt), the previous call's jobs
+        # in the allocations' order
         self._on: dict[int, dict[int, None]] | None = None
-        self._pos: dict[int, int] = {}
+        self._order: list[int] = []
 
     def rows(self, j: int, p: Placement) -> tuple[np.ndarray, np.ndarray]:
         """Servers and added rows of job ``j`` under placement ``p``."""
@@ -399,20 +400,21 @@ class UsageCache:
     def _resum(self, allocations: Mapping[int, Placement], changed: list, gone: list) -> None:
         """The fractional case of :meth:`apply_changes` (before ``_current`` is updated)."""
         order = list(allocations)
-        npos = {j: i for i, j in enumerate(order)}
         on, cur, entry = self._on, self._current, self._entry
-        if on is not None:
-            pos = self._pos
+        if on is not None and order != self._order:
+            pos = {j: i for i, j in enumerate(self._order)}
             kept = [pos[j] for j in order if j in pos]
             if any(a > b for a, b in zip(kept, kept[1:], strict=False)):
                 on = None  # the kept jobs were reordered: sums in the new order from scratch
-        self._pos = npos
+        self._order = order
         if on is None:
             self.used = self.usage(allocations)
             on = self._on = {}
             for j, p in allocations.items():
                 for s in entry(j, p)[3].tolist():
                     on.setdefault(s, {})[j] = None
+            return
+        if not changed and not gone:
             return
         touched: set[int] = set()
         for j in gone:
@@ -429,9 +431,15 @@ class UsageCache:
                 touched.add(s)
         used = self.used
         width = used.shape[1]
+        npos: dict[int, int] | None = None  # each job's index in the allocations, when needed
         for s in sorted(touched):
+            jobs = on[s]
+            if len(jobs) > 1:
+                if npos is None:
+                    npos = {j: i for i, j in enumerate(order)}
+                jobs = sorted(jobs, key=npos.__getitem__)
             acc = np.zeros(width)
-            for j in sorted(on[s], key=npos.__getitem__):
+            for j in jobs:
                 for s2, row in entry(j, allocations[j])[5]:
                     if s2 == s:
                         acc += row
@@ -547,10 +555,8 @@ def check_capacity(
         ``capacity``, naming the first server and resource over capacity and the jobs there.
     """
     rows = None if servers is None else np.array(sorted(set(servers)), dtype=np.intp)
-    if rows is None:
-        over = (used > cluster.capacity * (1 + _EPS) + _EPS) & cluster.hard[None, :]
-    else:
-        over = (used[rows] > cluster.capacity[rows] * (1 + _EPS) + _EPS) & cluster.hard[None, :]
+    limit = cluster.capacity_limit  # capacity * (1 + _EPS) + _EPS on hard resources, else inf
+    over = used > limit if rows is None else used[rows] > limit[rows]
     if over.any():
         s, r = map(int, np.argwhere(over)[0])
         s = s if rows is None else int(rows[s])

@@ -76,7 +76,7 @@ from dlsched.core import numerics
 from dlsched.core.cluster import Cluster
 from dlsched.core.jobs import JobSpec, OasisModel, Workload
 from dlsched.core.policy import BasePolicy, ClusterView
-from dlsched.core.pricing import ExponentialPrice, log_bounds
+from dlsched.core.pricing import ExponentialPrice, PriceMass, log_bounds
 from dlsched.core.schedule import Decision, Placement
 
 _EPS = 1e-9
@@ -1355,131 +1355,36 @@ def dp_cost_literal(
     return dp(T_i, D_i)
 
 
-class _PriceMass:
-    r""":math:`\sum_{t,s,r}` price times capacity of one price table (a term of the dual (19)),
-    kept up to date cell by cell with the same bits as ``np.sum(price * cap[None])``, without a
-    product table.
+class _PriceMass(PriceMass):
+    r""":class:`~dlsched.core.pricing.PriceMass` (a price sum of the dual (19)) of one pool's price
+    table: a C-contiguous float64 (T, servers, R) array, or a compact :class:`_Cells`, whose flat
+    price values are its prices at zero usage with the live cells' written over them (the values
+    of :meth:`_Cells.block`'s full table: the sum has the bits of
+    ``np.sum(cells.block("price") * cap[None])``). Other tables are summed afresh."""
 
-    numpy sums a C-contiguous float64 array pairwise over its flat values: a node of more than
-    128 values is the sum of its two halves, split at ``n // 2`` rounded down to a multiple of 8,
-    and ``np.sum`` of any node's values, in an array of their own, gives that node's value. This
-    class keeps the values of the nodes of at most :attr:`LEAF` values (the leaves of the upper
-    tree) and of every node above them. A leaf's value is ``np.sum`` of its products, computed
-    afresh from the prices (the leaf's flat price values times the capacities tiled over the
-    slots: the same IEEE products as ``price * cap[None]``); :meth:`update` recomputes the leaves
-    over the cells a commit changed and their ancestors (:meth:`total` is then the root). ``price``
-    is a C-contiguous float64 table (T, servers, R) or a compact :class:`_Cells`, whose flat price
-    values are its prices at zero usage with the live cells' written over them. Other tables,
-    whose temporary ``price * cap[None]`` numpy would lay out differently, are summed afresh.
-    """
+    def accepts(self, price) -> bool:
+        return isinstance(price, _Cells) or super().accepts(price)
 
-    LEAF = 1 << 12
+    def prepare(self) -> None:
+        if isinstance(self.price, _Cells):  # the prices at zero usage, tiled over the slots
+            self.base_tiled = self.tiled(self.price.base["price"])
 
-    def __init__(self, price, cap: np.ndarray) -> None:
-        self.price, self.cap = price, cap
-        self.cells = price if isinstance(price, _Cells) else None
-        self.fresh = self.cells is None and not (
-            price.dtype == np.float64 and price.flags.c_contiguous and price.ndim == 3 and price.size > 0
-        )
-        if self.fresh:
-            return
-        T, n, R = price.shape
-        self.width, self.slot = R, n * R  # flat values per (slot, server) and per slot
-        capf = np.ascontiguousarray(cap).reshape(-1)
-        reps = -(-(self.slot + self.LEAF) // self.slot)  # a leaf starting anywhere in a slot fits
-        self.cap_tiled = np.tile(capf, reps)
-        if self.cells is not None:  # the products at zero usage, tiled, and the live cells' capacities
-            self.base_tiled = np.tile(self.cells.base["price"] * capf, reps)
-            self.live_cap = capf[self.cells.live]
-        else:
-            self.flat = price.reshape(-1)
-        self.bounds: list[tuple[int, int]] = []  # the leaves' flat ranges, left to right
-        inner: list[tuple[int, int]] = []  # inner nodes' children, children before parents
-        self._split(0, T * self.slot, inner)
-        # node values: the leaves (in bounds' order), then the inner nodes (the root last)
-        self.n_leaves = n_leaves = len(self.bounds)
+    def flat_prices(self, lo: int, hi: int) -> np.ndarray:
+        cells = self.price
+        if not isinstance(cells, _Cells):
+            return super().flat_prices(lo, hi)
+        slot = self.slot
+        off = lo % slot
+        prices = self.base_tiled[off : off + hi - lo].copy()
+        live, tab = cells.live, cells.tables["price"]
+        for t in range(lo // slot, (hi - 1) // slot + 1):  # the live cells of the range's slots
+            first, end = max(lo, t * slot) - t * slot, min(hi, (t + 1) * slot) - t * slot
+            j0, j1 = np.searchsorted(live, (first, end))
+            prices[t * slot - lo + live[j0:j1]] = tab[t, j0:j1]
+        return prices
 
-        def at(node: int) -> int:
-            return node if node >= 0 else n_leaves - node - 1
-
-        self.program = [(at(left), at(right)) for left, right in inner]
-        self.parent = [-1] * (n_leaves + len(inner))
-        for j, (left, right) in enumerate(self.program):
-            self.parent[left] = self.parent[right] = n_leaves + j
-        self.lo = np.array([lo for lo, _ in self.bounds], dtype=np.int64)
-        self.values = [self._leaf(i) for i in range(n_leaves)] + [0.0] * len(inner)
-        for j, (left, right) in enumerate(self.program):  # children come first
-            self.values[n_leaves + j] = self.values[left] + self.values[right]
-
-    def _split(self, lo: int, n: int, inner: list) -> int:
-        """The pairwise tree over ``flat[lo:lo + n]`` down to leaves of <= LEAF values (appended to
-        ``bounds``; inner nodes to ``inner``); returns the node: a leaf's index in ``bounds``, or
-        ``-1 - j`` for the ``j``-th inner node."""
-        if n <= self.LEAF:
-            self.bounds.append((lo, lo + n))
-            return len(self.bounds) - 1
-        n2 = n // 2
-        n2 -= n2 % 8
-        left = self._split(lo, n2, inner)
-        right = self._split(lo + n2, n - n2, inner)
-        inner.append((left, right))
-        return -len(inner)
-
-    def _leaf(self, i: int) -> float:
-        """``np.sum`` of leaf ``i``'s products, computed afresh."""
-        lo, hi = self.bounds[i]
-        off = lo % self.slot
-        if self.cells is None:
-            prod = self.flat[lo:hi] * self.cap_tiled[off : off + hi - lo]  # elementwise, as price * cap[None]
-        else:
-            prod = self.base_tiled[off : off + hi - lo].copy()
-            live, tab, slot = self.cells.live, self.cells.tables["price"], self.slot
-            for t in range(lo // slot, (hi - 1) // slot + 1):  # the live cells of the leaf's slots
-                first, end = max(lo, t * slot) - t * slot, min(hi, (t + 1) * slot) - t * slot
-                j0, j1 = np.searchsorted(live, (first, end))
-                prod[t * slot - lo + live[j0:j1]] = tab[t, j0:j1] * self.live_cap[j0:j1]
-        return float(np.sum(prod))
-
-    def update(self, ts: np.ndarray, hs: np.ndarray | None = None) -> None:
-        """The prices of slots ``ts`` changed (with ``hs``: of the (slot, server) pairs ``(ts, hs)``
-        only): recompute the leaves over them and the nodes above."""
-        if self.fresh:
-            return
-        ts = np.asarray(ts, dtype=np.int64)
-        if hs is None:
-            start = np.unique(ts) * self.slot
-            end = start + self.slot
-        else:
-            start = (ts * (self.slot // self.width) + np.asarray(hs, dtype=np.int64)) * self.width
-            end = start + self.width
-        first = np.searchsorted(self.lo, start, side="right") - 1
-        last = np.searchsorted(self.lo, end - 1, side="right") - 1
-        dirty: set[int] = set()
-        for f, g in set(zip(first.tolist(), last.tolist(), strict=True)):
-            dirty.update(range(f, g + 1))
-        values, parent, above = self.values, self.parent, set()
-        for i in dirty:
-            values[i] = self._leaf(i)
-            p = parent[i]
-            while p >= 0 and p not in above:
-                above.add(p)
-                p = parent[p]
-        for p in sorted(above):  # children before parents
-            left, right = self.program[p - self.n_leaves]
-            values[p] = values[left] + values[right]
-
-    def _afresh(self):
-        price = self.cells.block("price") if self.cells is not None else self.price
-        return np.sum(price * self.cap[None])
-
-    def total(self):
-        """``np.sum(price * cap[None])``, the same float."""
-        if self.fresh:
-            return self._afresh()
-        out = self.values[-1]
-        # numpy starts the reduction from its identity, which only shows on a root of -0.0 (the
-        # identity + 0.0 is +0.0 for either zero): that case alone is summed afresh
-        return out if out != 0.0 or not math.copysign(1.0, out) < 0 else self._afresh()
+    def dense(self) -> np.ndarray:
+        return self.price.block("price") if isinstance(self.price, _Cells) else super().dense()
 
 
 # ------------------------------------------------------------------------------- Algorithm 1

@@ -114,7 +114,7 @@ from dlsched.core import numerics
 from dlsched.core.cluster import Cluster
 from dlsched.core.jobs import JobSpec, PdorsModel, Workload
 from dlsched.core.policy import BasePolicy, ClusterView
-from dlsched.core.pricing import ExponentialPrice, log_bounds
+from dlsched.core.pricing import ExponentialPrice, PriceMass, log_bounds
 from dlsched.core.schedule import Decision, Placement
 
 _EPS = 1e-9  # absolute slack of fits / ceil / floor on integer-valued quantities (see the docstring)
@@ -1035,6 +1035,33 @@ class PDORS(BasePolicy):
         self.rho = np.zeros((T, len(self._srv), len(self.cluster.resources)))  # rho_h^r[t]
         self.p = self.prices.price(self.rho, self._cap[None])  # p_h^r[t] = Q(0) = L (step 1)
 
+    @property
+    def p(self) -> np.ndarray:
+        r"""The prices :math:`p_h^r[t]` (T, machines, R), written by :meth:`_commit`.
+
+        The price term of the dual (10) is kept up to date by a
+        :class:`~dlsched.core.pricing.PriceMass` that :meth:`_commit` updates. The table handed out
+        here may be written by its reader (tests and checks corrupt prices on purpose), so the
+        mass is then rebuilt from the table at the next :meth:`dual_objective`; assigning a new
+        table rebuilds it too. The policy's own code reads the table as ``_p``."""
+        try:
+            price = self._p
+        except AttributeError:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute 'p'") from None
+        self._mass = None
+        return price
+
+    @p.setter
+    def p(self, price: np.ndarray) -> None:
+        self._p, self._mass = price, None
+
+    def _price_mass(self) -> PriceMass:
+        """The mass of :attr:`p` and the capacities, built anew if :attr:`p` was handed out or
+        replaced since the last one."""
+        if self._mass is None:
+            self._mass = PriceMass(self._p, self._cap)
+        return self._mass
+
     def prepare(self, cluster: Cluster, T: int, rng=None) -> PDORS:
         """Reset and size the price tables for horizon ``T`` outside a simulation; returns self."""
         self.reset(cluster, rng if rng is not None else np.random.default_rng(0))
@@ -1065,7 +1092,7 @@ class PDORS(BasePolicy):
         at least LP*). ``theta`` is the same; those levels' ``external`` (and skipped ``lp``)
         entries are NaN. ``False`` evaluates both branches everywhere (checks).
         """
-        solver = SlotSolver(job, self.p[t], self._cap - self.rho[t])
+        solver = SlotSolver(job, self._p[t], self._cap - self.rho[t])
         top = min(job.v_max, job.units)
         v = np.arange(top + 1)
         if self.colocation:
@@ -1213,8 +1240,12 @@ class PDORS(BasePolicy):
                              totals, solves, secs, q, nu)
 
     def dual_objective(self) -> float:
-        r"""(10): :math:`\sum_i\lambda_i + \sum_{t,h,r} p_h^r[t] C_h^r`."""
-        return float(sum(self.payoffs.values()) + np.sum(self.p * self._cap[None]))
+        r"""(10): :math:`\sum_i\lambda_i + \sum_{t,h,r} p_h^r[t] C_h^r`.
+
+        The price term is that of a :class:`~dlsched.core.pricing.PriceMass` updated by
+        :meth:`_commit`: the same float as ``np.sum(self.p * self._cap[None])``, bit for bit,
+        without summing the whole horizon's table twice per admission."""
+        return float(sum(self.payoffs.values()) + self._price_mass().total())
 
     def decide(self, t: int, view: ClusterView) -> Decision:
         if self._T is None:
@@ -1258,7 +1289,8 @@ class PDORS(BasePolicy):
         self.plans[spec.job_id] = dict(best.placements)
         pos = {int(s): i for i, s in enumerate(self._srv)}
         wd, pdem = self.cluster.vector(spec.worker_demand), self.cluster.vector(spec.ps_demand)
-        price = self.prices.price
+        price, mass = self.prices.price, self._price_mass()
+        ts, hs = [], []  # the (slot, machine) cells whose prices change
         for t, p in best.placements.items():
             touched = set()
             for s, c in p.workers:
@@ -1268,7 +1300,11 @@ class PDORS(BasePolicy):
                 self.rho[t, pos[s]] += c * pdem
                 touched.add(pos[s])
             for h in touched:
-                self.p[t, h] = price(self.rho[t, h], self._cap[h])
+                self._p[t, h] = price(self.rho[t, h], self._cap[h])
+                ts.append(t)
+                hs.append(h)
+        if ts:
+            mass.update(np.array(ts, dtype=np.int64), np.array(hs, dtype=np.int64))
 
 
 class PDORSNoColocation(PDORS):
