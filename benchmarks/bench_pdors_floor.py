@@ -49,6 +49,25 @@ n      sim s    HiGHS  sim / HiGHS  dual_obj.   LPs     states/decision  HiGHS/L
 quarter's 163 ms per decision times 82,182), 4.4-11.8 h (load model), 139 h (power law in n,
 slope 1.83 +- 0.04, an upper bound: the cost per decision levels off past 1,000 decisions).
 
+After the exact speed-ups of 2026-11-28 (slot-state ids for the search's theta cache, the internal
+case over the demanded resources, one-slot price initialisation, vectorised commits, placements
+built when read: :mod:`dlsched.pdors.policy`'s docstring; the same LPs, digests and stored points),
+measured the same day on the same machine (2 cores, load average about 2.5; the ratio moves by
+about +-0.05 from run to run with the load):
+
+=====  ==============  ===============  ===========  =============================================
+n      sim s           HiGHS s          sim / HiGHS  before the speed-ups (same day)
+=====  ==============  ===============  ===========  =============================================
+250    16.6-19.4       10.4-12.9        1.50-1.57    sim 22.3, HiGHS 12.0: 1.86
+500    59.2-60.2       41.5-42.4        1.42-1.43
+1,000  255.9           181.6            1.41
+=====  ==============  ===============  ===========  =============================================
+
+What is left outside HiGHS is mostly the binding's conversions around each solve (the solution's
+lists and their arrays, the row bounds, the solver's destruction: ``_solve_highs_lp`` minus
+``highs``, 1.2 s at 250 and 28 s at 1,000), then step 11's rounding, the LP set-up of
+:meth:`SlotSolver.lp`, the DP steps and the internal case.
+
 Usage::
 
     OMP_NUM_THREADS=1 python benchmarks/bench_pdors_floor.py --sizes 250 500 1000

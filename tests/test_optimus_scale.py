@@ -117,3 +117,31 @@ def test_screened_shrink_is_shrink_with_every_attempt(extras) -> None:
         if got is not None:
             assert got == want
         np.testing.assert_array_equal(free_a, free_b)
+
+
+@pytest.mark.parametrize("extras", ["either", "aligned", "staggered"])
+def test_shrink_screen_is_exact(extras) -> None:
+    """``may_fit`` screens every layout ``find`` tries: for each count it is True exactly when an
+    attempt (on the same free resources) places the job, on crowded and on roomy clusters."""
+    rng = np.random.default_rng(11)
+    hard = np.array([True, True, True])
+    seen = [0, 0]
+    for trial in range(60):
+        free0 = _crowded(rng, int(rng.integers(1, 40)))
+        if trial % 3 == 0:
+            free0 = free0 + rng.integers(0, 3, size=free0.shape) * np.array([1.0, 4.0, 8.0])
+        f = speed_function("async", (1.0, 2.0, 0.05, 0.1))
+        pd_ = np.array([float(rng.integers(0, 2)), float(rng.integers(0, 3)), 1.0])
+        wd = np.array([1.0, float(rng.integers(0, 4)), float(rng.integers(1, 6))])
+        job = AllocJob(trial, 100.0, f, pd_, wd)
+        ps = rng.integers(1, 40, size=50).tolist()
+        ws = rng.integers(1, 60, size=50).tolist()
+        placer = _OneJobPlacer(free0.copy(), 1, hard, extras)
+        placer.attempt(job.job_id, 10**6, 10**6, job.ps_demand, job.worker_demand)  # fails: sets demands
+        screen = placer.may_fit(ps, ws)
+        for i, (p, w) in enumerate(zip(ps, ws, strict=True)):
+            fresh = _OneJobPlacer(free0.copy(), 1, hard, extras)
+            got = fresh.attempt(job.job_id, p, w, job.ps_demand, job.worker_demand)
+            assert bool(screen[i]) == (got is not None), (trial, p, w)
+            seen[got is not None] += 1
+    assert min(seen) > 100  # both outcomes are exercised

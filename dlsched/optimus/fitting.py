@@ -1154,11 +1154,18 @@ def sample_speeds(
                 raise ValueError(f"pairs[{i}]: {name}={v!r} must be an integer >= 1")
         ps.append(int(p))
         ws.append(int(w))
+    speed = _noisy_speeds(model, ps, ws, rng, noise)
+    return pd.DataFrame(
+        {"p": np.asarray(ps, dtype=np.int64), "w": np.asarray(ws, dtype=np.int64), "speed": speed}
+    )
+
+
+def _noisy_speeds(model: OptimusModel, ps: list[int], ws: list[int], rng, noise: float) -> np.ndarray:
+    """The ``speed`` column of :func:`sample_speeds` for checked pairs ``(ps[i], ws[i])`` (the
+    same draws), without the frame: the policy's pre-run of every arriving job (issue 23)."""
     truth = np.array([model.speed(p, w) for p, w in zip(ps, ws, strict=True)], dtype=float)
     factor = 1.0 + noise * rng.standard_normal(truth.size)
     while np.any(factor <= 0):
         bad = factor <= 0
         factor[bad] = 1.0 + noise * rng.standard_normal(int(bad.sum()))
-    return pd.DataFrame(
-        {"p": np.asarray(ps, dtype=np.int64), "w": np.asarray(ws, dtype=np.int64), "speed": truth * factor}
-    )
+    return truth * factor

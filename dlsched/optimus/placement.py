@@ -650,7 +650,9 @@ class _OneJobPlacer:
         holds the job, and some ``k <= kmax`` passes both of ``find``'s screens, the running sum
         of the first ``k`` servers (``run[k - 1] >= need - _EPS``; ``find``'s ``bisect`` on a
         non-decreasing ``run`` is the same test) and the base share of :meth:`_Servers._base_fits`
-        (the same float operations). Where this is True, ``attempt`` decides; where it is False,
+        (the same float operations). With ``extras`` other than ``"all"`` the layouts ``find``
+        tries are screened too (:meth:`_layouts`), so the answer is exact: True iff ``attempt``
+        places the job. With ``"all"``, where it is True ``attempt`` decides; where it is False,
         ``find`` would try no layout at all. Call only after an :meth:`attempt` of the job.
         """
         pdl, wdl = self._last[1]
@@ -679,7 +681,67 @@ class _OneJobPlacer:
             lim = (Pf * pdl[r] + Wf * wdl[r]) - _EPS
             cand &= np.array(srv.run[r][:K])[None, :] >= lim[:, None]
             cand &= qp * pdl[r] + qw * wdl[r] <= srv._low_arr[r][:K] + _EPS
-        return ok & cand.any(axis=1)
+        cand &= ok[:, None]
+        if self.extras == "all":  # the other even splits are not screened
+            return cand.any(axis=1)
+        return self._layouts(P, W, cand, K, pdl, wdl)
+
+    def _layouts(self, P, W, cand, K: int, pdl, wdl) -> np.ndarray:
+        """For each count ``i``: whether :meth:`_Servers.find` tries a layout that fits for some
+        ``k`` with ``cand[i, k - 1]`` (the counts and ``k`` passing its screens), i.e. whether
+        :meth:`attempt` places the job (extras ``"aligned"``, ``"staggered"``, ``"either"``).
+
+        :func:`_fits_layout` of every such ``(count, k)`` and layout at once, with find's rules
+        on which layouts it tries: the same runs of servers with the same (PS, workers) per
+        server, the same float products and comparisons, each run's least free amount from a
+        sparse table of range minima over the prefix's columns (min is exact, so the least is
+        the same number :func:`_fits_layout` reads)."""
+        srv = self.srv
+        ii, kk = np.nonzero(cand)
+        out = np.zeros(P.size, bool)
+        if ii.size == 0:
+            return out
+        k = kk + 1
+        p, w = P[ii], W[ii]
+        qp, rp = np.divmod(p, k)
+        qw, rw = np.divmod(w, k)
+        levels = max(1, int(K).bit_length())
+        tables = {}
+        for r in srv.hr:  # M[j, i] = min(cols[r][i : i + 2**j])
+            M = np.full((levels, K), np.inf)
+            M[0] = srv.cols[r][:K]
+            for j in range(1, levels):
+                n = K - (1 << j) + 1
+                M[j, :n] = np.minimum(M[j - 1, :n], M[j - 1, (1 << (j - 1)) : (1 << (j - 1)) + n])
+            tables[r] = M
+        fits = np.zeros(ii.size, bool)
+        pmax = np.maximum(p, w)
+        for stag in self.offsets_of:
+            off = rp if stag else np.zeros_like(rp)
+            if stag:  # find: the staggered layout is the aligned one (already tried) -> not tried
+                tried = ~(((rp == 0) | (rw == 0)) & (k <= pmax)) if len(self.offsets_of) == 2 else True
+            else:  # find: aligned with a server left empty (same as a smaller k) -> not tried
+                tried = ~((k > p) & (k > w))
+            B = np.sort(np.stack([np.zeros_like(k), rp, off % k, (off + rw) % k, k], axis=1), axis=1)
+            good = np.ones(ii.size, bool)
+            for j in range(4):  # the runs [a, b) of servers with the same (PS, workers)
+                a, b = B[:, j], B[:, j + 1]
+                run = b > a
+                if not run.any():
+                    continue
+                pi = qp + (a < rp)
+                wi = qw + ((a - off) % k < rw)
+                n = np.where(run, b - a, 1)
+                lvl = np.frexp(n.astype(float))[1] - 1  # floor(log2(n))
+                lo_i = np.where(run, a, 0)
+                hi_i = np.where(run, b - (1 << lvl), 0)
+                for r in srv.hr:
+                    M = tables[r]
+                    least = np.minimum(M[lvl, lo_i], M[lvl, hi_i])
+                    good &= ~(run & (pi * pdl[r] + wi * wdl[r] > least + _EPS))
+            fits |= tried & good
+        out[ii[fits]] = True
+        return out
 
 
 def _place(ids, ps, ws, pdm, wdm, fr_arr, sort_by, elig, hr, extras) -> PlacementResult:

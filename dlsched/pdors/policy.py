@@ -59,7 +59,19 @@ Exactness of the speed-ups (none changes the result):
 * the machine groups are found by hashing the rows instead of ``np.unique``'s sort (the same
   groups, rows and numbering), and each DP step (21) forms its candidates in one table
   (:func:`_dp_step`: the same sums, exact minimum and tie window as the loop over ``v``, over the
-  units a finite previous row reaches).
+  units a finite previous row reaches);
+* the search's cache of :math:`\theta(t,\cdot)` is keyed by slot-state ids (:class:`_SlotStates`,
+  interned by the slot's usage bytes when step 3 commits: equal ids exactly where the bytes the
+  cache compared before are equal, so the same hits and misses) instead of hashing every slot's
+  usage table at every DP step;
+* Algorithm 4's internal case tests (24) over the resources the job demands: a resource it does
+  not demand needs :math:`0 \cdot w + 0 \cdot s = 0` units for every ``v``, a test made once per
+  machine (:meth:`SlotSolver.internal`);
+* step 1's prices :math:`Q(0)` are computed for one slot and repeated over the horizon, and a
+  commit (step 3) adds the usage of each role and prices its cells in one vectorised operation
+  each (elementwise: the same IEEE operations per cell);
+* the placements of a slot's levels are built when read (:class:`_LevelPlacements`): a search
+  reads only those of the levels its DP backtrack picks.
 
 Readings of the spec's [R]/[N] notes, all documented in :func:`price_parameters`: ``U`` uses
 :math:`u_i(d_i^{min} - 1)` (slots are 0-based, a job completing in its arrival slot has duration
@@ -104,6 +116,7 @@ from __future__ import annotations
 import math
 import time
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -402,6 +415,62 @@ def _skip_uniforms(rng: np.random.Generator, count: int) -> None:
         rng.random(count)
 
 
+_UNBUILT = object()
+
+
+class _LevelPlacements(Sequence):
+    """The placements of :meth:`PDORS.slot_theta`'s levels ``v = 0..len - 1``, each built when first
+    read (a search reads those of the slots and levels its DP backtrack picks, a small part of the
+    levels evaluated): level 0 the empty placement; a level whose step 12 picked internal
+    (``branch``) all ``w`` workers and ``s`` PS of :func:`internal_counts` on its machine
+    ``srv[h_int[v]]``; one that picked external the chosen rounded sample (row ``ext_row[v]`` of
+    ``ext_w`` and ``ext_s`` over the machines ``ext_srv``); None where neither is feasible. The
+    same :class:`Placement` values as built eagerly; compares equal to the list of them."""
+
+    def __init__(self, srv, h_int, w_int, s_int, branch: list, ext_row: dict, ext_srv, ext_w, ext_s
+                 ) -> None:
+        self._srv, self._h_int, self._w_int, self._s_int = srv, h_int, w_int, s_int
+        self._branch, self._ext_row, self._ext_srv, self._ext_w, self._ext_s = (
+            branch, ext_row, ext_srv, ext_w, ext_s)
+        self._built = [_UNBUILT] * len(branch)
+        self._built[0] = Placement()
+
+    def _make(self, lv: int) -> Placement | None:
+        b = self._branch[lv]
+        if b == "internal":
+            h = int(self._srv[self._h_int[lv]])
+            return Placement.of({h: int(self._w_int[lv])}, {h: int(self._s_int[lv])})
+        if b == "external":
+            i, srv = self._ext_row[lv], self._ext_srv
+            return Placement.of(
+                [(h, x) for h, x in zip(srv, self._ext_w[i].tolist(), strict=True) if x],
+                [(h, x) for h, x in zip(srv, self._ext_s[i].tolist(), strict=True) if x],
+            )
+        return None
+
+    def __len__(self) -> int:
+        return len(self._built)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        p = self._built[i]  # IndexError / TypeError as a list's
+        if p is _UNBUILT:
+            lv = range(len(self._built))[i]
+            p = self._built[lv] = self._make(lv)
+        return p
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, (list, _LevelPlacements)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # a mutable sequence's, as a list's
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
 @dataclass
 class SlotTheta:
     r""":math:`\theta(t, v)` of one slot for ``v = 0..len(cost) - 1`` units, with the placement of
@@ -544,7 +613,8 @@ class _LPModels:
                 self._lru.popitem(last=False)
         else:
             self._lru.move_to_end(key)
-            if entry[1] != blk.value:  # the same pattern with another job's coefficients
+            # the same pattern with another job's coefficients (the same list: the same values)
+            if entry[1] is not blk.value and entry[1] != blk.value:
                 entry[0].a_matrix_.value_ = blk.value * m
                 entry[1] = blk.value
         return entry[0]
@@ -572,15 +642,28 @@ class SlotSolver:
         job = self.job
         v = np.arange(v_top + 1)
         w, s = internal_counts(v, job)
-        need = job.wd[None, None, :] * w[:, None, None] + job.pd[None, None, :] * s[:, None, None]
         # (24) per machine: integer counts times demands against integer-valued free capacity;
-        # _EPS only absorbs the rounding of free = C - rho
-        fits = np.all(need <= self.free[None, :, :] + _EPS, axis=2)
-        fits &= (w <= job.model.batch)[:, None]  # (4)
+        # _EPS only absorbs the rounding of free = C - rho. A resource the job does not demand
+        # (alpha^r = beta^r = 0) needs 0 * w + 0 * s = 0 whatever v, so its test is 0 <= free + _EPS
+        # for every v: evaluated once per machine, and the (v, machine, resource) table is built over
+        # the demanded resources only (the same booleans as over all of them). The need
+        # alpha^r w + beta^r s does not depend on the machine: formed per (v, r), compared per machine
+        use = ((job.wd != 0) | (job.pd != 0)).nonzero()[0]
+        need = job.wd[None, use] * w[:, None] + job.pd[None, use] * s[:, None]  # (v, demanded r)
+        room = self.free[:, use] + _EPS  # (machine, demanded r)
+        fits = (w <= job.model.batch)[:, None]  # (4)
+        for j in range(len(use)):  # (24), one demanded resource at a time (np.all's booleans)
+            fits = fits & (need[:, j, None] <= room[None, :, j])
+        if len(use) < len(job.wd):
+            rest = np.ones(len(job.wd), dtype=bool)
+            rest[use] = False
+            fits = fits & np.all(0.0 <= self.free[:, rest] + _EPS, axis=1)[None, :]
+        fits = np.broadcast_to(fits, (len(w), len(self.free)))
         key = job.model.ratio * self.pw + self.ps  # step 2 sort key
         # Alg. 4 step 2: non-decreasing key with ties (REL_TOL relative) -> smaller machine index
         order = numerics.order(key)
-        first = np.where(fits[:, order].any(axis=1), np.argmax(fits[:, order], axis=1), -1)
+        ordered = fits[:, order]
+        first = np.where(ordered.any(axis=1), np.argmax(ordered, axis=1), -1)
         h = np.where(first >= 0, order[np.maximum(first, 0)], -1)
         cost = np.where(h >= 0, w * self.pw[np.maximum(h, 0)] + s * self.ps[np.maximum(h, 0)], INF)
         cost[0], h[0] = 0.0, -1
@@ -874,6 +957,44 @@ def _dp_step(prev: np.ndarray, cost: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return new, ch
 
 
+class _SlotStates:
+    r"""Ids of the slots' usage states for :meth:`PDORS.search`'s cache of :math:`\theta(t, \cdot)`:
+    ``ids[t] == ids[u]`` exactly when ``rho[t].tobytes() == rho[u].tobytes()`` (the key the cache
+    compared before), so the search meets the same hits and misses without hashing a slot's whole
+    usage table at every step. Ids are interned by those bytes when :meth:`PDORS._commit` changes
+    a slot (:meth:`changed`); a state no slot holds any more is forgotten (its id is not reused)."""
+
+    def __init__(self, rho: np.ndarray, uniform: bool = False) -> None:
+        """``uniform``: the caller knows every slot's bytes equal slot 0's (e.g. all zero)."""
+        self._rho = rho
+        T = rho.shape[0]
+        self.ids: list[int] = [0] * T  # every slot: the usage of slot 0 (all slots equal, e.g. zero)
+        self._id_of: dict[bytes, int] = {rho[0].tobytes(): 0} if T else {}
+        self._key: dict[int, bytes] = {0: rho[0].tobytes()} if T else {}
+        self._count: dict[int, int] = {0: T} if T else {}
+        self._next = 1
+        bits = None if uniform else np.ascontiguousarray(rho).view(np.uint64)  # bytes as integers
+        if T and bits is not None and not (bits == bits[:1]).all():  # slots differ: each its own id
+            for t in range(T):
+                self.changed(t)
+
+    def changed(self, t: int) -> None:
+        """Slot ``t``'s usage was written: give it the id of its new bytes."""
+        key = self._rho[t].tobytes()
+        new = self._id_of.get(key)
+        if new is None:
+            new, self._next = self._next, self._next + 1
+            self._id_of[key], self._key[new], self._count[new] = new, key, 0
+        old = self.ids[t]
+        if new == old:
+            return
+        self.ids[t] = new
+        self._count[new] += 1
+        self._count[old] -= 1
+        if not self._count[old]:
+            del self._id_of[self._key.pop(old)], self._count[old]
+
+
 @dataclass(frozen=True)
 class PdorsSchedule:
     """Output of Algorithm 2: payoff :math:`\\lambda_i`, completion slot, cost, units per slot,
@@ -1032,8 +1153,33 @@ class PDORS(BasePolicy):
 
     def _init_horizon(self, T: int) -> None:
         self._T = T
-        self.rho = np.zeros((T, len(self._srv), len(self.cluster.resources)))  # rho_h^r[t]
-        self.p = self.prices.price(self.rho, self._cap[None])  # p_h^r[t] = Q(0) = L (step 1)
+        H, R = len(self._srv), len(self.cluster.resources)
+        self._rho = np.zeros((T, H, R))  # rho_h^r[t]
+        self._states = _SlotStates(self._rho, uniform=True)  # every slot in the state "no usage"
+        # p_h^r[t] = Q(0) = L (step 1). Q is elementwise and every slot has the same usage (0) and
+        # capacities, so one slot's prices are computed and repeated over the horizon: the same
+        # floats as Q of the whole (T, H, R) table
+        self.p = np.repeat(self.prices.price(np.zeros((1, H, R)), self._cap[None]), T, axis=0)
+
+    @property
+    def rho(self) -> np.ndarray:
+        r"""The usage :math:`\rho_h^r[t]` (T, machines, R), written by :meth:`_commit`.
+
+        :meth:`search` shares :math:`\theta(t, \cdot)` among the slots whose usage is identical, told
+        apart by :class:`_SlotStates` ids that :meth:`_commit` keeps up to date. The table handed out
+        here may be written by its reader (tests and checks do), so from then on (until the next
+        horizon) the searches compare the slots' usage bytes themselves, as the ids would. The
+        policy's own code reads the table as ``_rho``."""
+        try:
+            used = self._rho
+        except AttributeError:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute 'rho'") from None
+        self._states = None
+        return used
+
+    @rho.setter
+    def rho(self, used: np.ndarray) -> None:
+        self._rho, self._states = used, None
 
     @property
     def p(self) -> np.ndarray:
@@ -1092,7 +1238,7 @@ class PDORS(BasePolicy):
         at least LP*). ``theta`` is the same; those levels' ``external`` (and skipped ``lp``)
         entries are NaN. ``False`` evaluates both branches everywhere (checks).
         """
-        solver = SlotSolver(job, self._p[t], self._cap - self.rho[t])
+        solver = SlotSolver(job, self._p[t], self._cap - self._rho[t])
         top = min(job.v_max, job.units)
         v = np.arange(top + 1)
         if self.colocation:
@@ -1121,7 +1267,8 @@ class PDORS(BasePolicy):
         g_lvl = g_delta(np.where(dw[lvl] > 0, dw[lvl], 1.0), self.delta, job.model.ratio, self.g_delta)
         lp_cost, wbar, sbar, solves, secs = solver.lp(dw[lvl], g_lvl if self.headroom else None)
         c_lp[lvl] = lp_cost
-        ext_place: dict[int, Placement] = {}
+        ext_row: dict[int, int] = {}  # level -> its row of the rounded samples
+        ext_srv = ext_w = ext_s = None
         ok_lp = np.isfinite(lp_cost)
         if skip_dominated and not self.headroom:  # with headroom the LP bounds nothing: round all
             # round only where external can still win step 12 (c_ext >= LP*): c_int > LP* + tol
@@ -1134,16 +1281,11 @@ class PDORS(BasePolicy):
             scale = g_lvl[ok_lp]
             r_cost, r_w, r_s, nz = solver.rounded(wbar[ok_lp], sbar[ok_lp], dw[lvl[ok_lp]], scale,
                                                   self.rng, self.trials)
-            srv = self._srv[nz].tolist()  # Python ints, as int() of each entry
-            r_wl, r_sl = r_w.tolist(), r_s.tolist()
             got = np.isfinite(r_cost).nonzero()[0]  # levels with a feasible sample
             rows = lvl[ok_lp][got]
             c_ext[rows] = r_cost[got]
-            for i, lv in zip(got.tolist(), rows.tolist(), strict=True):
-                ext_place[lv] = Placement.of(
-                    [(h, x) for h, x in zip(srv, r_wl[i], strict=True) if x],
-                    [(h, x) for h, x in zip(srv, r_sl[i], strict=True) if x],
-                )
+            ext_row = dict(zip(rows.tolist(), got.tolist(), strict=True))
+            ext_srv, ext_w, ext_s = self._srv[nz].tolist(), r_w, r_s  # Python ints, as int() of each
         # Alg. 4 step 12: the cheaper branch; external only if c_int > c_ext + REL_TOL * max(both),
         # so ties (and a NaN, i.e. skipped, external) -> internal. theta is the chosen branch's cost.
         use_int = np.isfinite(c_int)
@@ -1152,17 +1294,17 @@ class PDORS(BasePolicy):
         if len(cmp):
             use_int[cmp] = ~numerics.greater(c_int[cmp], c_ext[cmp])
         cost = np.where(use_int, c_int, np.fmin(c_int, c_ext))
-        placements, branch = [None] * (top + 1), [None] * (top + 1)
-        placements[0], branch[0] = Placement(), "none"
+        branch = [None] * (top + 1)
+        branch[0] = "none"
         w_int, s_int = internal_counts(v, job) if len(cmp) else (None, None)  # only read for internal
-        ext_fin = np.isfinite(c_ext).tolist()
-        for lv, internal in enumerate(use_int[1:].tolist(), start=1):
-            if internal:  # step 12, ties: internal
-                h = int(self._srv[h_int[lv]])
-                placements[lv] = Placement.of({h: int(w_int[lv])}, {h: int(s_int[lv])})
+        ext_fin = np.isfinite(c_ext).tolist()  # a finite c_ext: a rounded sample (ext_row)
+        internal = use_int.tolist()
+        for lv in range(1, top + 1):
+            if internal[lv]:  # step 12, ties: internal
                 branch[lv] = "internal"
             elif ext_fin[lv]:
-                placements[lv], branch[lv] = ext_place[lv], "external"
+                branch[lv] = "external"
+        placements = _LevelPlacements(self._srv, h_int, w_int, s_int, branch, ext_row, ext_srv, ext_w, ext_s)
         return SlotTheta(cost, placements, branch, c_int, c_ext, c_lp, solves, secs)
 
     def search(self, spec: JobSpec, prune: bool = True) -> PdorsSchedule:
@@ -1187,7 +1329,11 @@ class PDORS(BasePolicy):
         if S <= 0 or job.v_max == 0 or job.v_max * S < n:
             return empty
         util = np.asarray(spec.utility(np.arange(S)), dtype=float)
-        cache: dict[bytes, SlotTheta] = {}
+        # theta(t, .) of the slot states met so far, by state: the _SlotStates id of the slot's usage
+        # (equal ids <=> equal usage bytes), or the bytes themselves once rho was handed out
+        cache: dict[int | bytes, SlotTheta] = {}
+        states, rho = self._states, self._rho
+        state_of = states.ids if states is not None else None
         thetas: list[SlotTheta] = []
         choices: list[np.ndarray] = []
         totals = np.full(S, INF)
@@ -1200,7 +1346,7 @@ class PDORS(BasePolicy):
                 totals[k:] = np.nan
                 break
             t = a + k
-            key = self.rho[t].tobytes()
+            key = state_of[t] if state_of is not None else rho[t].tobytes()
             th = cache.get(key)
             if th is None:
                 th = cache[key] = self.slot_theta(job, t)
@@ -1290,21 +1436,31 @@ class PDORS(BasePolicy):
         pos = {int(s): i for i, s in enumerate(self._srv)}
         wd, pdem = self.cluster.vector(spec.worker_demand), self.cluster.vector(spec.ps_demand)
         price, mass = self.prices.price, self._price_mass()
-        ts, hs = [], []  # the (slot, machine) cells whose prices change
-        for t, p in best.placements.items():
-            touched = set()
-            for s, c in p.workers:
-                self.rho[t, pos[s]] += c * wd
-                touched.add(pos[s])
-            for s, c in p.ps:
-                self.rho[t, pos[s]] += c * pdem
-                touched.add(pos[s])
-            for h in touched:
-                self._p[t, h] = price(self.rho[t, h], self._cap[h])
-                ts.append(t)
-                hs.append(h)
-        if ts:
-            mass.update(np.array(ts, dtype=np.int64), np.array(hs, dtype=np.int64))
+        rho, states = self._rho, self._states
+        # rho[t, h] += c * alpha for the workers, then += c * beta for the PS, as cell by cell: a
+        # placement names a machine once per role, so each role's cells are distinct and one
+        # fancy-indexed += per role makes the same additions in the same order per cell
+        items = best.placements.items()
+        workers = [(t, pos[s], c) for t, p in items for s, c in p.workers]
+        servers = [(t, pos[s], c) for t, p in items for s, c in p.ps]
+        cells = []
+        for tasks, dem in ((workers, wd), (servers, pdem)):
+            if tasks:
+                t, h, c = np.array(tasks, dtype=np.int64).T
+                rho[t, h] += c[:, None] * dem
+                cells.append(t * len(self._srv) + h)
+        if cells:
+            # the (slot, machine) cells whose usage changed, each once (the order of the cells and
+            # slots below changes no value: each cell's price is its own, the price mass recomputes
+            # the sums over the cells named, and slot-state ids are only compared for equality)
+            ti, hi = np.divmod(np.unique(np.concatenate(cells)), len(self._srv))
+            if states is not None:
+                for t in np.unique(ti).tolist():
+                    states.changed(t)
+            # p = Q(rho) of the touched cells at their final usage, in one call (Q is elementwise:
+            # the same floats as cell by cell)
+            self._p[ti, hi] = price(rho[ti, hi], self._cap[hi])
+            mass.update(ti, hi)
 
 
 class PDORSNoColocation(PDORS):
