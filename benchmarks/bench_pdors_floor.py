@@ -52,13 +52,14 @@ slope 1.83 +- 0.04, an upper bound: the cost per decision levels off past 1,000 
 After the exact speed-ups of 2026-11-28 (slot-state ids for the search's theta cache, the internal
 case over the demanded resources, one-slot price initialisation, vectorised commits, placements
 built when read: :mod:`dlsched.pdors.policy`'s docstring; the same LPs, digests and stored points),
-measured the same day on the same machine (2 cores, load average about 2.5; the ratio moves by
-about +-0.05 from run to run with the load):
+measured the same day on the same machine (2 cores, load average 2.4-3.5; the ratio moves by
+about +-0.05 from run to run with the load; 500 and 1,000 before the last, small change of
+``_commit``):
 
 =====  ==============  ===============  ===========  =============================================
 n      sim s           HiGHS s          sim / HiGHS  before the speed-ups (same day)
 =====  ==============  ===============  ===========  =============================================
-250    16.6-19.4       10.4-12.9        1.50-1.57    sim 22.3, HiGHS 12.0: 1.86
+250    16.6-19.9       10.4-13.4        1.49-1.57    sim 22.3, HiGHS 12.0: 1.86
 500    59.2-60.2       41.5-42.4        1.42-1.43
 1,000  255.9           181.6            1.41
 =====  ==============  ===============  ===========  =============================================

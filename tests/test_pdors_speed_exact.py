@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import pytest
+from test_pdors_speed import _same  # bit-for-bit equality of arrays (tests/ is on sys.path)
 
 from dlsched.core.cluster import Cluster, Server
 from dlsched.core.schedule import Placement
@@ -20,16 +21,6 @@ def _cluster(cap: np.ndarray) -> Cluster:
     names = [f"r{i}" for i in range(cap.shape[1])]
     return Cluster(tuple(Server(f"s{h}", "unified", dict(zip(names, map(float, row), strict=True)))
                          for h, row in enumerate(cap)))
-
-
-def _same(a, b) -> bool:
-    """Equal bit for bit (NaN included), dtype and shape too."""
-    a, b = np.asarray(a), np.asarray(b)
-    if a.dtype != b.dtype or a.shape != b.shape:
-        return False
-    if a.dtype.kind == "f":
-        return np.array_equal(a.view(np.int64), b.view(np.int64))
-    return np.array_equal(a, b)
 
 
 # ----------------------------------------------------------------- slot-state ids of the cache
