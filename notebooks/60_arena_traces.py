@@ -48,6 +48,10 @@
 # run (`max_jobs_quick` jobs, `seeds_quick`), whose verdicts can differ from the paper-mode ones.
 # Parameters (papermill): `trace`, `cluster`, `week`, the ITP window, `policies`, `models`,
 # `seeds`, `scheduler` (`"serial"`, `"local"`, `"processes"` or a `tcp://` address).
+#
+# Section 7 adds the other end of the scale: each paper's scheduler and its paper's baselines on
+# the **whole** Philly and ITP traces, on the traces' own machines (`whole_traces`,
+# `whole_max_jobs_full`; quick mode keeps the first `whole_max_jobs_quick` jobs of each).
 
 # %% tags=["parameters"]
 mode = "paper"  # "paper" (the papers' sizes, read from the results store data/results) or "quick" (small smoke run)
@@ -68,6 +72,9 @@ seeds_full = [0, 1, 2]
 max_jobs_quick = 60
 max_jobs_full = 400
 node_scale = 0.25
+whole_traces = ["philly", "itp"]
+whole_max_jobs_quick = 200  # quick mode: the first jobs of each whole trace
+whole_max_jobs_full = None  # paper mode: None, every job of the trace
 claim_margin = 0.005
 
 # %%
@@ -75,7 +82,7 @@ import pandas as pd
 
 from dlsched import daskprocs, plotting
 from dlsched.arena import experiments as ax
-from dlsched.arena import findings, mapping
+from dlsched.arena import findings, mapping, whole
 
 quick = mode == "quick"
 store = None if quick else store_dir
@@ -229,3 +236,53 @@ print(verdicts.round(3).to_string(index=False))
 # %%
 # NBVAL_CHECK_OUTPUT
 print(*findings.arena_findings(verdicts, summary, results), sep="\n")
+
+# %% [markdown]
+# ## 7. The whole traces
+#
+# The windows above are one week of one cluster, on a shrunk cluster, so that three seeds of
+# every policy fit in a regeneration. Here is the other end: **every job** of the Philly trace
+# (Sep-Dec 2017, all virtual clusters) and of the ITP trace (all ten clusters), on the traces'
+# own machine counts (`node_scale = 1`), seed 0, each paper's scheduler with the baselines its
+# paper compared it with (`dlsched.arena.whole`; the issue 23 speed-ups are what make these runs
+# possible: each takes minutes of one core, see the README's performance table). PD-ORS is the
+# exception the next cell prints, and A_online's panel stops at twice the last arrival (its
+# doubling rounds would otherwise run for ever; the jobs left are counted `unfinished`).
+
+# %%
+whole_max = whole_max_jobs_quick if quick else whole_max_jobs_full
+whole_grid = whole.whole_trace_grid(whole_traces, max_jobs=whole_max)
+with daskprocs.cluster_for(scheduler) as address:
+    whole_results = ax.run_arena(whole_grid, scheduler=address, cache_dir=cache_dir, store=store)
+whole_summary = ax.summarise(whole_results)
+print(f"{len(whole_grid)} whole-trace points", *whole.skipped_sentences(), sep="\n")
+
+# %% [markdown]
+# One row per scheduler and job model: `finished_pct` is the share of the trace's jobs that
+# finished (below 100 only where a panel has a horizon or a policy rejects jobs), the completion
+# times are over the finished jobs, `utilisation` the accelerators' busy share over the run.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+whole_cols = ["trace", "model", "policy", "jobs", "finished_pct", "unfinished", "rejected", "mean_jct_h",
+              "p95_jct_h", "makespan_h", "total_utility", "utilisation", "horizon"]  # fmt: skip
+print(whole.whole_trace_table(whole_summary)[whole_cols].round(3).to_string(index=False))
+
+# %%
+fig = ax.jct_figure(whole_summary)
+paths = plotting.savefig(fig, "fig_arena_60_whole_jct", figures_dir)
+
+# %%
+fig = ax.utilisation_figure(whole_summary)
+paths = plotting.savefig(fig, "fig_arena_60_whole_utilisation", figures_dir)
+
+# %% [markdown]
+# Each paper's claim on the whole traces, computed as in section 6. At the traces' own machine
+# counts there is more room than on the shrunk windows above (section 3: the recorded peak demand
+# fits), so gains and losses are smaller there and more of them are ties.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+whole_verdicts = ax.claims(whole_summary, margin=claim_margin)
+print(whole_verdicts.round(3).to_string(index=False))
+print(*findings.claim_sentences(whole_verdicts, whole_summary), findings.notes_sentence(whole_results), sep="\n")
