@@ -258,6 +258,14 @@ whole_summary = ax.summarise(whole_results)
 print(f"{len(whole_grid)} whole-trace points", *whole.skipped_sentences(), sep="\n")
 
 # %% [markdown]
+# What each whole-trace point cost when it was recorded: wall-clock minutes of the Dask worker
+# that computed it, from the results store's manifest (not an audited number; empty in quick
+# mode, which has no store).
+
+# %%
+print(whole.recorded_minutes(whole_grid, store).round(1).to_string(index=False))
+
+# %% [markdown]
 # One row per scheduler and job model: `finished_pct` is the share of the trace's jobs that
 # finished (below 100 only where a panel has a horizon or a policy rejects jobs), the completion
 # times are over the finished jobs, `utilisation` the accelerators' busy share over the run.
@@ -268,21 +276,20 @@ whole_cols = ["trace", "model", "policy", "jobs", "finished_pct", "unfinished", 
               "p95_jct_h", "makespan_h", "total_utility", "utilisation", "horizon"]  # fmt: skip
 print(whole.whole_trace_table(whole_summary)[whole_cols].round(3).to_string(index=False))
 
-# %%
-fig = ax.jct_figure(whole_summary)
-paths = plotting.savefig(fig, "fig_arena_60_whole_jct", figures_dir)
+# %% [markdown]
+# The same two figures as section 5, for the whole traces (`fig_arena_60_whole_jct`,
+# `fig_arena_60_whole_utilisation`).
 
 # %%
-fig = ax.utilisation_figure(whole_summary)
-paths = plotting.savefig(fig, "fig_arena_60_whole_utilisation", figures_dir)
+for name, draw in (("jct", ax.jct_figure), ("utilisation", ax.utilisation_figure)):
+    paths = plotting.savefig(draw(whole_summary), f"fig_arena_60_whole_{name}", figures_dir)
 
 # %% [markdown]
-# Each paper's claim on the whole traces, computed as in section 6. At the traces' own machine
-# counts there is more room than on the shrunk windows above (section 3: the recorded peak demand
-# fits), so gains and losses are smaller there and more of them are ties.
+# Each paper's claim on the whole traces, computed as in section 6 (a panel whose baselines were
+# left out has no verdict), then the same sentences as section 6 prints.
 
 # %%
 # NBVAL_CHECK_OUTPUT
 whole_verdicts = ax.claims(whole_summary, margin=claim_margin)
-print(whole_verdicts.round(3).to_string(index=False))
+print(whole_verdicts.round(3).to_string(index=False), "", sep="\n")
 print(*findings.claim_sentences(whole_verdicts, whole_summary), findings.notes_sentence(whole_results), sep="\n")

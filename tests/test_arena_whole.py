@@ -89,3 +89,20 @@ def test_a_whole_trace_point_runs_on_the_first_jobs_of_the_whole_trace():
     assert row["note"] == "" and row["jobs"] == 15
     assert row["finished"] + row["unfinished"] + row["rejected"] == 15
     assert not math.isnan(row["mean_jct_h"])
+
+
+
+def test_recorded_minutes_reads_the_manifest_seconds(tmp_path):
+    from dlsched import store
+    from dlsched.experiments import cache_key
+
+    grid = whole.whole_trace_grid(["itp"], models=["oasis"], max_jobs=12)[:2]
+    assert whole.recorded_minutes(grid).empty  # no store: nothing recorded
+    s = store.ResultStore(tmp_path / "results")
+    with s.staging() as w:  # record only the first point, with a known time
+        frame, _ = store.recompute(ax.arena_point, grid[0])
+        w.record(cache_key(ax.arena_point, grid[0]), ax.arena_point, grid[0], frame, 90.0)
+    got = whole.recorded_minutes(grid, s.path)
+    assert got.to_dict("records") == [
+        {"trace": "itp", "model": "oasis", "policy": grid[0]["policy"], "minutes": 1.5}
+    ]

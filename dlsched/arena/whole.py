@@ -3,7 +3,7 @@ compared it with, on every job of a real trace, on the trace's own machines.
 
 Notebook 60's head-to-head runs one week of one cluster (the first ``max_jobs`` jobs, a shrunk
 cluster) so that many seeds and every policy fit in a regeneration; this module adds the other
-end: the whole Microsoft Philly trace (82,182 jobs, its 352 nodes) and the whole ITP trace (all
+end: the whole Microsoft Philly trace (82,182 jobs, on its own nodes) and the whole ITP trace (all
 ten clusters), one seed, ``node_scale = 1``. The points are ordinary arena points
 (:func:`dlsched.arena.experiments.arena_point` with ``week = cluster = None``), so they go through
 the same sweep, cache and results store; only the grid differs.
@@ -38,6 +38,7 @@ __all__ = [
     "SLOW_ON_WHOLE_TRACES",
     "WHOLE_HORIZON",
     "WHOLE_TRACES",
+    "recorded_minutes",
     "skipped_sentences",
     "whole_trace_grid",
     "whole_trace_table",
@@ -152,3 +153,23 @@ def skipped_sentences() -> list[str]:
     out += [f"Not run on whole traces: {DISPLAY_NAMES.get(p, p)} on the {m} model ({why})."
             for (p, m), why in SLOW_ON_WHOLE_TRACES.items()]
     return out
+
+
+def recorded_minutes(grid: Sequence[Mapping], store=None) -> pd.DataFrame:
+    """How long each point of ``grid`` took when it was recorded into the results ``store`` (a
+    :class:`dlsched.store.ResultStore` or its folder; the manifest's ``seconds``, wall-clock time
+    of the worker that computed it, so not part of any audited table): one row per point found,
+    columns ``trace, model, policy, minutes``, in grid order. Empty without a store."""
+    cols = ["trace", "model", "policy", "minutes"]
+    if store is None:
+        return pd.DataFrame(columns=cols)
+    from dlsched.experiments import cache_key
+    from dlsched.store import ResultStore
+
+    entries = (store if isinstance(store, ResultStore) else ResultStore(store)).entries()
+    rows = []
+    for p in grid:
+        e = entries.get(cache_key(ax.arena_point, p))
+        if e is not None and e.get("seconds") is not None:
+            rows.append([p["trace"], p["model"], p["policy"], float(e["seconds"]) / 60.0])
+    return pd.DataFrame(rows, columns=cols)
