@@ -13,7 +13,7 @@ A *results store* is a folder (by default ``data/results/`` of the repository) w
   ``fn``          import path ``"module:qualname"`` of the experiment function
   ``params``      the point's parameters as canonical JSON (what ``cache_key`` hashes)
   ``version``     ``dlsched.__version__`` when the point was computed
-  ``fingerprint`` :func:`code_fingerprint` of ``fn`` when the point was computed
+  ``fingerprint`` :func:`code_fingerprint` of ``fn`` (and its params) when the point was computed
   ``seconds``     compute time of the point (wall clock of ``fn``), for information
   ``sha256``      :func:`frame_sha256` of the point's frame (columns, dtypes, values)
   ``schema``      :func:`schema_of` the frame (points of one schema share a pack)
@@ -230,6 +230,13 @@ NOT_FINGERPRINTED = frozenset({
     "fidelity.py", "readings.py",  # scorecards and readings tables: presentation, never a stored value
     "localcluster.py",  # starts Dask workers: where a point runs, never what it computes
 })  # fmt: skip
+#: Experiment functions that run exactly one registered policy, named by a parameter: their
+#: fingerprint takes, of the modules the registry loads by name, the named policy's and none of
+#: the other policies' (``{function path: parameter}``). An arena point of OASiS does not run
+#: Optimus's code, so an edit of ``optimus/policy.py`` stales only the arena points of the
+#: policies that module defines (Optimus, Tetris), not two hours of whole-trace points of the
+#: others. Everything the function reaches through static imports stays in, whichever policy.
+POLICY_SCOPED: dict[str, str] = {"dlsched.arena.experiments:arena_point": "policy"}
 #: Where the registry points: the modules it imports by name (``"module:attr"`` strings).
 _REGISTRY_TARGET = re.compile(r'"(dlsched(?:\.\w+)+):\w+"')
 
@@ -317,7 +324,26 @@ def _closure(modules: list[str]) -> dict[str, Path]:
     return seen
 
 
-def _fingerprint_files(path: str) -> list[tuple[str, Path]]:
+def _policy_targets(registry_text: str) -> dict[str, str]:
+    """``{policy name: "module:attr"}`` of the registry's ``POLICIES`` table (read from its source,
+    like the other targets: the store never imports the registry)."""
+    block = re.search(r"^POLICIES[^=]*=\s*\{(.*?)^\}", registry_text, re.S | re.M)
+    if block is None:
+        raise ValueError("code_fingerprint: cannot find the POLICIES table in dlsched/registry.py")
+    return dict(re.findall(r'"(\w+)":\s*"(dlsched(?:\.\w+)+:\w+)"', block.group(1)))
+
+
+def policy_scope(fn: Callable[..., Any] | str, params: Mapping[str, Any] | None) -> str | None:
+    """The registered policy whose code alone a point of ``fn`` with ``params`` runs
+    (:data:`POLICY_SCOPED`), or None (the point may run any registered policy)."""
+    name = POLICY_SCOPED.get(fn_path(fn))
+    if name is None or params is None:
+        return None
+    value = params.get(name)
+    return value if isinstance(value, str) else None
+
+
+def _fingerprint_files(path: str, policy: str | None = None) -> list[tuple[str, Path]]:
     module = path.partition(":")[0]
     parts = module.split(".")
     patterns = list(COMMON_FILES)
@@ -331,6 +357,11 @@ def _fingerprint_files(path: str) -> list[tuple[str, Path]]:
             patterns += list(WING_EXTRAS.get(floor, ()))
             roots += [m for m in targets if m.split(".")[1] == floor]
         else:  # arena, experiments, registry-driven functions: any registered policy may run
+            policies = _policy_targets(registry)
+            if policy in policies:  # ... or just this one (POLICY_SCOPED)
+                own = policies[policy].partition(":")[0]
+                others = {t.partition(":")[0] for t in policies.values()} - {own}
+                targets = [t for t in targets if t not in others]
             roots += targets
     else:  # a function outside the package: its own source file
         spec = importlib.util.find_spec(module)
@@ -389,8 +420,8 @@ def _read_code(path: Path) -> bytes:
     return ast.dump(_strip_docstrings(tree), annotate_fields=False, include_attributes=False).encode()
 
 
-def code_fingerprint(fn: Callable[..., Any] | str) -> str:
-    """sha256 of the source files a point of ``fn`` depends on.
+def code_fingerprint(fn: Callable[..., Any] | str, params: Mapping[str, Any] | None = None) -> str:
+    """sha256 of the source files a point of ``fn`` (with ``params``) depends on.
 
     The rule: the files :data:`COMMON_FILES` (``dlsched/core/*.py``, ``dlsched/baselines/*.py``,
     ``dlsched/workloads.py``, ``dlsched/traces.py``, ``dlsched/registry.py``), plus every dlsched
@@ -403,7 +434,8 @@ def code_fingerprint(fn: Callable[..., Any] | str) -> str:
       ``optimus/curves.py``);
     * for ``fn`` in ``dlsched.arena`` or another module of dlsched (e.g.
       ``dlsched.experiments.simulation_jobs``, which runs any registered policy): every module the
-      registry loads by name;
+      registry loads by name -- or, for a function of :data:`POLICY_SCOPED` given ``params``,
+      only the named policy's module among the registry's policies (:func:`policy_scope`);
     * for ``fn`` outside dlsched (tests, user code): its module's source file only.
 
     Modules that never compute a stored value (:data:`NOT_FINGERPRINTED`: the store, the runner,
@@ -420,6 +452,8 @@ def code_fingerprint(fn: Callable[..., Any] | str) -> str:
     ----------
     fn : callable or str
         The experiment function or its ``"module:qualname"``.
+    params : mapping, optional
+        The point's parameters; read only for a function of :data:`POLICY_SCOPED`.
 
     Returns
     -------
@@ -427,18 +461,20 @@ def code_fingerprint(fn: Callable[..., Any] | str) -> str:
         64 lowercase hex digits.
     """
     path = fn_path(fn)
+    policy = policy_scope(path, params)
+    memo_key = path if policy is None else f"{path}\0{policy}"
     inside = path.startswith("dlsched.") or path.startswith("dlsched:")
     tree = _tree_signature() if inside else None
     if tree is not None:  # the package unchanged since the last call: the same files, same digest
-        memo = _FP_TREE_MEMO.get(path)
+        memo = _FP_TREE_MEMO.get(memo_key)
         if memo is not None and memo[0] == tree:
             return memo[1]
-    files = _fingerprint_files(path)
+    files = _fingerprint_files(path, policy)
     sig = tuple((name, p.stat().st_mtime_ns, p.stat().st_size) for name, p in files)
-    memo = _FP_MEMO.get(path)
+    memo = _FP_MEMO.get(memo_key)
     if memo is not None and memo[0] == sig:
         if tree is not None:
-            _FP_TREE_MEMO[path] = (tree, memo[1])
+            _FP_TREE_MEMO[memo_key] = (tree, memo[1])
         return memo[1]
     h = hashlib.sha256()
     for name, p in files:
@@ -446,9 +482,9 @@ def code_fingerprint(fn: Callable[..., Any] | str) -> str:
         h.update(f"{name}\0{len(data)}\0".encode())
         h.update(data)
     digest = h.hexdigest()
-    _FP_MEMO[path] = (sig, digest)
+    _FP_MEMO[memo_key] = (sig, digest)
     if tree is not None:
-        _FP_TREE_MEMO[path] = (tree, digest)
+        _FP_TREE_MEMO[memo_key] = (tree, digest)
     return digest
 
 
@@ -711,22 +747,25 @@ class ResultStore:
         return total
 
     # -- staleness
-    def _fingerprint(self, path: str) -> str:
-        if path not in self._fingerprints:
-            self._fingerprints[path] = code_fingerprint(path)
-        return self._fingerprints[path]
+    def _fingerprint(self, path: str, params: Mapping[str, Any] | None = None) -> str:
+        policy = policy_scope(path, params)
+        memo_key = path if policy is None else f"{path}\0{policy}"
+        if memo_key not in self._fingerprints:
+            self._fingerprints[memo_key] = code_fingerprint(path, params)
+        return self._fingerprints[memo_key]
 
     def stale_reason(self, key: str) -> str | None:
         """Why the entry of ``key`` is stale (``"fingerprint"`` or ``"version"``), or None.
 
-        Fingerprints are computed once per store object and function.
+        Fingerprints are computed once per store object and function (and policy, for the
+        functions of :data:`POLICY_SCOPED`).
         """
         e = self._manifest().get(key)
         if e is None:
             return None
         if e.get("version") != dlsched.__version__:
             return "version"
-        if e.get("fingerprint") != self._fingerprint(e["fn"]):
+        if e.get("fingerprint") != self._fingerprint(e["fn"], e.get("params")):
             return "fingerprint"
         return None
 
@@ -896,7 +935,7 @@ def record(
         "fn": path,
         "params": params,
         "version": dlsched.__version__,
-        "fingerprint": code_fingerprint(fn),
+        "fingerprint": code_fingerprint(fn, params),
         "seconds": round(float(seconds), 3) if math.isfinite(seconds) else None,
         "sha256": frame_sha256(frame),
         "schema": schema_of(frame),

@@ -153,6 +153,33 @@ def test_fingerprint_memo_follows_the_package_tree(tmp_path, monkeypatch):
     assert store.code_fingerprint(fn) == changed
 
 
+def test_arena_fingerprint_is_scoped_to_the_point_policy(tmp_path, monkeypatch):
+    """An arena point runs one registered policy: its fingerprint holds that policy's modules and
+    none of the other policies' (store.POLICY_SCOPED), so an edit of Optimus's policy module
+    stales the Optimus and Tetris points only; without params the rule is the unscoped one."""
+    fn = "dlsched.arena.experiments:arena_point"
+    files = {pol: [n for n, _ in store._fingerprint_files(fn, pol)] for pol in ("fifo", "optimus", "tetris")}
+    assert "optimus/policy.py" in files["optimus"] and "optimus/placement.py" in files["tetris"]
+    assert "optimus/policy.py" not in files["fifo"] and "aonline/policy.py" not in files["fifo"]
+    assert "optimus/workload.py" in files["fifo"]  # statically imported by the mapping: always in
+    assert store.policy_scope(fn, {"policy": "fifo"}) == "fifo"
+    assert store.policy_scope(fn, None) is None
+    assert store.policy_scope("dlsched.oasis.experiments:ratio_run", {"policy": "fifo"}) is None
+    pkg = tmp_path / "dlsched"
+    shutil.copytree(store.PACKAGE, pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(store, "PACKAGE", pkg)
+    before = {pol: store.code_fingerprint(fn, {"policy": pol}) for pol in ("fifo", "optimus", "tetris", "x")}
+    unscoped = store.code_fingerprint(fn)
+    assert before["x"] == unscoped  # an unknown policy: every policy's modules, as without params
+    assert len({before["fifo"], before["optimus"], unscoped}) == 3 and before["optimus"] == before["tetris"]
+    placement = pkg / "optimus" / "placement.py"
+    placement.write_text(placement.read_text() + "\n_PROBE = 1\n")
+    after = {pol: store.code_fingerprint(fn, {"policy": pol}) for pol in ("fifo", "optimus", "tetris")}
+    assert after["fifo"] == before["fifo"]
+    assert after["optimus"] != before["optimus"] and after["tetris"] != before["tetris"]
+    assert store.code_fingerprint(fn) != unscoped
+
+
 def test_volatile_rule():
     assert store.is_volatile(fns.timed) and not store.is_volatile(fns.frame)
     assert store.volatile_columns(fns.timed) == ("seconds",)
