@@ -493,22 +493,41 @@ class _Servers:
         self._low_arr = None
 
     def find(self, p, w, pdl, wdl, need_total, extras, offsets_of, search_all):
-        """Step 3: the smallest ``k`` and the even split on the first ``k`` servers, or None."""
+        """Step 3: the smallest ``k`` and the even split on the first ``k`` servers, or None.
+
+        The ``k`` are tried in ascending order on a prefix grown in stages (16 servers, then
+        doubling, up to ``kmax``) instead of all ``kmax`` at once: a job usually fits on far fewer
+        servers than it has tasks, and building the prefix was a tenth of Optimus's time on the
+        whole Philly trace. The prefix's first ``n`` servers do not depend on how far it is grown
+        (one tie class at a time, :func:`_extend_prefix`), and each ``k`` gets the same tests, so
+        the answer is the one of growing it to ``kmax`` first."""
         hr = self.hr
         if any(need_total[r] > self.total[r] + _EPS for r in hr):
             return None
         kmax = min(max(p, w) if extras == "aligned" else p + w, len(self.order))
-        if kmax > len(self.pref):
-            self._grow(kmax)
+        lo = 1  # the smallest k not tried yet
+        hi = min(kmax, max(len(self.pref), 16))
+        while lo <= kmax:
+            if hi > len(self.pref):
+                self._grow(hi)
+            got = self._find_in(p, w, pdl, wdl, need_total, offsets_of, search_all, lo, hi)
+            if got is not None:
+                return got
+            lo, hi = hi + 1, min(kmax, 2 * hi)
+        return None
+
+    def _find_in(self, p, w, pdl, wdl, need_total, offsets_of, search_all, lo, hi):
+        """:meth:`find` on the ``k`` in ``lo..hi`` (the prefix holds at least ``hi`` servers)."""
+        hr = self.hr
         cols, run = self.cols, self.run
         need = [(run[r], need_total[r] - _EPS) for r in hr]
         pmax = max(p, w)
-        k0 = 1
+        k0 = lo
         if self.monotone:  # run[r][k - 1] < lim exactly for k <= bisect_left(run[r], lim)
             for rr, lim in need:
-                k0 = max(k0, bisect.bisect_left(rr, lim, 0, kmax) + 1)
+                k0 = max(k0, bisect.bisect_left(rr, lim, 0, hi) + 1)
             need = []
-        for k in self._base_fits(p, w, pdl, wdl, k0, kmax):
+        for k in self._base_fits(p, w, pdl, wdl, k0, hi):
             if need and any(rr[k - 1] < lim for rr, lim in need):
                 continue  # the first k servers together lack some resource
             qp, rp = divmod(p, k)
@@ -607,6 +626,7 @@ class _OneJobPlacer:
         total0 = fr_arr[elig].sum(axis=0) if elig else np.zeros(self.n_res)
         self.srv = _Servers(fr_arr, sort_by, elig, total0, hr)
         self._last: tuple | None = None  # ((job_id, ps_demand, worker_demand), validated lists)
+        self.evaluated = 0  # counts the last may_fit evaluated
 
     def attempt(self, job_id: int, p: int, w: int, ps_demand, worker_demand) -> Placement | None:
         demands = (job_id, ps_demand, worker_demand)
@@ -640,7 +660,7 @@ class _OneJobPlacer:
         self.free[:] = np.array(srv.fr, dtype=float).reshape(self.free.shape)
         return got
 
-    def may_fit(self, ps: Sequence[int], ws: Sequence[int]) -> np.ndarray:
+    def may_fit(self, ps: Sequence[int], ws: Sequence[int], *, block: int | None = None) -> np.ndarray:
         """For each ``(ps[i], ws[i])``: False if :meth:`attempt` of the job last attempted (same
         demands) with these counts would surely return None on the current free resources.
 
@@ -654,11 +674,18 @@ class _OneJobPlacer:
         tries are screened too (:meth:`_layouts`), so the answer is exact: True iff ``attempt``
         places the job. With ``"all"``, where it is True ``attempt`` decides; where it is False,
         ``find`` would try no layout at all. Call only after an :meth:`attempt` of the job.
+
+        ``block`` (extras other than ``"all"``): evaluate the counts ``block`` at a time, in
+        order, and stop after the first block with a True; the counts not evaluated are
+        returned False and :attr:`evaluated` says how many were (all of them without ``block``).
+        A shrink wants only the first count that fits, and on the whole Philly trace the counts
+        after it were most of the screen's work.
         """
         pdl, wdl = self._last[1]
         srv = self.srv
         P = np.asarray(ps, dtype=np.int64)
         W = np.asarray(ws, dtype=np.int64)
+        self.evaluated = P.size
         n_order = len(srv.order)
         kmax = np.minimum(np.maximum(P, W) if self.extras == "aligned" else P + W, n_order)
         K = int(kmax.max()) if kmax.size else 0
@@ -673,6 +700,28 @@ class _OneJobPlacer:
             srv._grow(K)
         if srv._low_arr is None:
             srv._low_arr = {r: np.array(srv.low[r]) for r in srv.hr}
+        if self.extras == "all":  # the other even splits are not screened
+            return self._candidates(P, W, Pf, Wf, ok, kmax, K, pdl, wdl).any(axis=1)
+        tables = self._range_minima(K)
+        step = P.size if block is None else max(1, int(block))
+        out = np.zeros(P.size, bool)
+        for a in range(0, P.size, step):
+            sl = slice(a, a + step)
+            Kb = int(kmax[sl].max())
+            if Kb < 1:
+                continue
+            cand = self._candidates(P[sl], W[sl], Pf[sl], Wf[sl], ok[sl], kmax[sl], Kb, pdl, wdl)
+            got = self._layouts(P[sl], W[sl], cand, pdl, wdl, tables)
+            out[sl] = got
+            if block is not None and got.any():
+                self.evaluated = min(P.size, a + step)
+                break
+        return out
+
+    def _candidates(self, P, W, Pf, Wf, ok, kmax, K: int, pdl, wdl) -> np.ndarray:
+        """``cand[i, k - 1]``: count ``i`` and ``k <= K`` pass :meth:`_Servers.find`'s screens
+        (``k <= kmax``, the running sum of the first ``k`` servers, the base share) and ``ok``."""
+        srv = self.srv
         ks = np.arange(1, K + 1)
         cand = ks[None, :] <= kmax[:, None]
         qp = P[:, None] // ks[None, :]
@@ -682,20 +731,34 @@ class _OneJobPlacer:
             cand &= np.array(srv.run[r][:K])[None, :] >= lim[:, None]
             cand &= qp * pdl[r] + qw * wdl[r] <= srv._low_arr[r][:K] + _EPS
         cand &= ok[:, None]
-        if self.extras == "all":  # the other even splits are not screened
-            return cand.any(axis=1)
-        return self._layouts(P, W, cand, K, pdl, wdl)
+        return cand
 
-    def _layouts(self, P, W, cand, K: int, pdl, wdl) -> np.ndarray:
+    def _range_minima(self, K: int) -> dict:
+        """Per resource, the sparse table ``M[j, i] = min(cols[r][i : i + 2**j])`` of the first
+        ``K`` servers of the prefix (``inf`` past the end). A lookup of a range ``[a, b)`` with
+        ``b <= K`` reads only entries inside the range, so the same table serves any ``K' <= K``."""
+        srv = self.srv
+        levels = max(1, int(K).bit_length())
+        tables = {}
+        for r in srv.hr:
+            M = np.full((levels, K), np.inf)
+            M[0] = srv.cols[r][:K]
+            for j in range(1, levels):
+                n = K - (1 << j) + 1
+                M[j, :n] = np.minimum(M[j - 1, :n], M[j - 1, (1 << (j - 1)) : (1 << (j - 1)) + n])
+            tables[r] = M
+        return tables
+
+    def _layouts(self, P, W, cand, pdl, wdl, tables) -> np.ndarray:
         """For each count ``i``: whether :meth:`_Servers.find` tries a layout that fits for some
         ``k`` with ``cand[i, k - 1]`` (the counts and ``k`` passing its screens), i.e. whether
         :meth:`attempt` places the job (extras ``"aligned"``, ``"staggered"``, ``"either"``).
 
         :func:`_fits_layout` of every such ``(count, k)`` and layout at once, with find's rules
         on which layouts it tries: the same runs of servers with the same (PS, workers) per
-        server, the same float products and comparisons, each run's least free amount from a
-        sparse table of range minima over the prefix's columns (min is exact, so the least is
-        the same number :func:`_fits_layout` reads)."""
+        server, the same float products and comparisons, each run's least free amount from the
+        sparse table of range minima over the prefix's columns (:meth:`_range_minima`; min is
+        exact, so the least is the same number :func:`_fits_layout` reads)."""
         srv = self.srv
         ii, kk = np.nonzero(cand)
         out = np.zeros(P.size, bool)
@@ -705,15 +768,6 @@ class _OneJobPlacer:
         p, w = P[ii], W[ii]
         qp, rp = np.divmod(p, k)
         qw, rw = np.divmod(w, k)
-        levels = max(1, int(K).bit_length())
-        tables = {}
-        for r in srv.hr:  # M[j, i] = min(cols[r][i : i + 2**j])
-            M = np.full((levels, K), np.inf)
-            M[0] = srv.cols[r][:K]
-            for j in range(1, levels):
-                n = K - (1 << j) + 1
-                M[j, :n] = np.minimum(M[j - 1, :n], M[j - 1, (1 << (j - 1)) : (1 << (j - 1)) + n])
-            tables[r] = M
         fits = np.zeros(ii.size, bool)
         pmax = np.maximum(p, w)
         for stag in self.offsets_of:

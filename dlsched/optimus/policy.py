@@ -157,6 +157,7 @@ class _JobState:
     signs: tuple[float, float] | None = None  # error_draw="job": (convergence, speed) signs
     fitter: _SpeedSamples = field(default_factory=_SpeedSamples)  # validated columns of samples
     speed_fn: object = None  # speed_function(*speed), built once per fit
+    demands: tuple | None = None  # (worker, PS) demand vectors on the run's cluster, built once
 
 
 class Estimates:
@@ -337,13 +338,9 @@ class Estimates:
             "est_progress": progress,
             "loss_fit_points": float(fit.n_points),
         }
-        return AllocJob(
-            view.job_id,
-            q * q_factor,
-            f,
-            cluster.vector(view.spec.worker_demand),
-            cluster.vector(view.spec.ps_demand),
-        )
+        if st.demands is None:  # a job's demands and the run's cluster do not change
+            st.demands = (cluster.vector(view.spec.worker_demand), cluster.vector(view.spec.ps_demand))
+        return AllocJob(view.job_id, q * q_factor, f, *st.demands)
 
     def record(self, t: int, views: dict[int, JobView], counts: dict[int, tuple[int, int]]) -> None:
         """Remember what each job got at slot ``t`` (to measure its speed next interval)."""
@@ -420,6 +417,13 @@ class _EstimatingPolicy(BasePolicy):
         return admit, reject, jobs, views
 
     def _decision(self, t, admit, reject, views, placements: dict[int, Placement]) -> Decision:
+        # A job placed exactly as it runs keeps its placement object: the simulator treats an
+        # equal placement as unchanged either way, and with the same object it also keeps the
+        # job's rate and its servers' usage rows instead of recomputing them.
+        for j, p in placements.items():
+            cur = views[j].placement
+            if cur is not p and cur == p:
+                placements[j] = cur
         counts = {j: (p.n_ps, p.n_workers) for j, p in placements.items()}
         self._est.record(t, views, counts)
         info = {j: self._est.info(j) for j in views}
@@ -807,12 +811,16 @@ def shrink_and_place(
         while nxt is not None and len(path) < chunk:
             path.append(nxt)
             nxt = _shrink_step(job, *nxt)
-        ok = placer.may_fit([c[0] for c in path], [c[1] for c in path])
-        for i in np.flatnonzero(ok).tolist():
-            p, w = path[i]
-            got = placer.attempt(job.job_id, p, w, job.ps_demand, job.worker_demand)
-            if got is not None:
-                return got
+        start = 0
+        while start < len(path):  # blocks of 16 counts, stopping at the first that fits
+            rest = path[start:]
+            ok = placer.may_fit([c[0] for c in rest], [c[1] for c in rest], block=16)
+            for i in np.flatnonzero(ok).tolist():
+                p, w = rest[i]
+                got = placer.attempt(job.job_id, p, w, job.ps_demand, job.worker_demand)
+                if got is not None:
+                    return got
+            start += placer.evaluated
         chunk = min(4 * chunk, 1024)
     return None
 
