@@ -236,7 +236,11 @@ NOT_FINGERPRINTED = frozenset({
 #: Optimus's code, so an edit of ``optimus/policy.py`` stales only the arena points of the
 #: policies that module defines (Optimus, Tetris), not two hours of whole-trace points of the
 #: others. Everything the function reaches through static imports stays in, whichever policy.
-POLICY_SCOPED: dict[str, str] = {"dlsched.arena.experiments:arena_point": "policy"}
+POLICY_SCOPED: dict[str, str] = {
+    "dlsched.arena.experiments:arena_point": "policy",
+    "dlsched.experiments:simulation_jobs": "policy",  # a registry workload and a registry policy
+    "dlsched.arena.paper:checked_run": "policy",  # a point of simulation_jobs, re-checked
+}
 #: Where the registry points: the modules it imports by name (``"module:attr"`` strings).
 _REGISTRY_TARGET = re.compile(r'"(dlsched(?:\.\w+)+):\w+"')
 
