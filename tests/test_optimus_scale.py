@@ -145,3 +145,43 @@ def test_shrink_screen_is_exact(extras) -> None:
             assert bool(screen[i]) == (got is not None), (trial, p, w)
             seen[got is not None] += 1
     assert min(seen) > 100  # both outcomes are exercised
+
+
+@pytest.mark.parametrize("extras", ["either", "aligned", "all"])
+def test_first_possible_skips_only_counts_that_cannot_fit(extras) -> None:
+    """``first_possible`` on a shrink path: no count before the index it returns is placed by an
+    attempt (nor passes ``may_fit``), and the count at the index passes the screen's monotone
+    part, so the bisection found the first such count."""
+    rng = np.random.default_rng(5)
+    hard = np.array([True, True, True])
+    skipped = 0
+    for trial in range(50):
+        free0 = _crowded(rng, int(rng.integers(1, 40)))
+        if trial % 4 == 0:
+            free0 = free0 + rng.integers(0, 3, size=free0.shape) * np.array([1.0, 4.0, 8.0])
+        f = speed_function("async", (1.0, 2.0, 0.05, 0.1))
+        pd_ = np.array([float(rng.integers(0, 2)), float(rng.integers(0, 3)), 1.0])
+        wd = np.array([1.0, float(rng.integers(0, 4)), float(rng.integers(1, 6))])
+        job = AllocJob(trial, 100.0, f, pd_, wd)
+        p, w = int(rng.integers(1, 60)), int(rng.integers(1, 90))
+        path = [(p, w)]
+        while path[-1] != (1, 1):
+            q, v = path[-1]
+            path.append((q - 1, v) if v == 1 or (q > 1 and rng.random() < 0.4) else (q, v - 1))
+        placer = _OneJobPlacer(free0.copy(), 1, hard, extras)
+        placer.attempt(job.job_id, 10**6, 10**6, job.ps_demand, job.worker_demand)
+        ps, ws = [c[0] for c in path], [c[1] for c in path]
+        i0 = placer.first_possible(ps, ws)
+        screen = placer.may_fit(ps, ws)
+        assert not screen[:i0].any(), trial
+        for q, v in path[:i0]:
+            fresh = _OneJobPlacer(free0.copy(), 1, hard, extras)
+            assert fresh.attempt(job.job_id, q, v, job.ps_demand, job.worker_demand) is None, (trial, q, v)
+        # the same test (the same largest kmax: the path's first count) on two counts: the count
+        # at i0 passes it, the one before fails it
+        if i0 < len(path):
+            assert placer.first_possible([ps[0], ps[i0]], [ws[0], ws[i0]]) == (1 if i0 else 0)
+        if i0 > 0:
+            assert placer.first_possible([ps[0], ps[i0 - 1]], [ws[0], ws[i0 - 1]]) == 2
+        skipped += i0
+    assert skipped > 200  # the bisection does skip counts

@@ -229,6 +229,27 @@ class AllocJob:
         object.__setattr__(self, "max_workers", _cap(self.max_workers, f"job {j}: max_workers"))
         object.__setattr__(self, "_lists", (tuple(wd.tolist()), tuple(pd_.tolist())))
 
+    def with_estimates(self, remaining: float, speed: SpeedFn) -> AllocJob:
+        """This job with another ``remaining`` and ``speed``, checked as the constructor checks
+        them; the demands and caps (validated when this one was built) are shared, not
+        re-validated: the same object as ``AllocJob(job_id, remaining, speed, worker_demand,
+        ps_demand, max_ps, max_workers)``, without a second check of the demand vectors every
+        interval (a twentieth of Optimus's time on the whole Philly trace)."""
+        j = self.job_id
+        try:
+            q = float(remaining)
+        except (TypeError, ValueError):
+            raise ValueError(f"job {j}: remaining must be a number, got {remaining!r}") from None
+        if not math.isfinite(q) or q < 0:
+            raise ValueError(f"job {j}: remaining must be finite and >= 0, got {remaining!r}")
+        if not callable(speed):
+            raise TypeError(f"job {j}: speed must be a callable f(p, w), got {type(speed).__name__}")
+        new = object.__new__(AllocJob)
+        new.__dict__.update(self.__dict__)
+        new.__dict__["remaining"] = q
+        new.__dict__["speed"] = speed
+        return new
+
     def time(self, p: int, w: int) -> float:
         """Estimated remaining time :math:`Q_j / f_j(p, w)` (``inf`` if the speed is <= 0)."""
         return _time(self.remaining, self.speed(p, w), self.job_id, p, w)
@@ -620,6 +641,7 @@ def _allocate_bands(state, used: list[float], cap_eps: list[float], trace, out) 
         em_code: list[int] = []  # 2 * job index + role
         em_g: list[float] = []  # gain (only kept for the trace)
         em_stop: list[int] = []  # positions of tasks that end the loop
+        put_m, put_code, put_g = em_m.append, em_code.append, em_g.append
         keep_g = trace is not None
         todo = active
         while todo:
@@ -652,10 +674,10 @@ def _allocate_bands(state, used: list[float], cap_eps: list[float], trace, out) 
                         break
                     m_run = mm
                     cnt += 1
-                    em_m.append(mm)
-                    em_code.append(i2 + role)
+                    put_m(mm)
+                    put_code(i2 + role)
                     if keep_g:
-                        em_g.append(g)
+                        put_g(g)
                     if mm <= 0 or cnt > lim:
                         em_stop.append(len(em_m) - 1)
                         break  # the heap loop would stop at this task

@@ -439,7 +439,7 @@ def _fits_layout(cols, low, hr, k, qp, rp, qw, rw, off, pdl, wdl) -> bool:
         pi = qp + 1 if a < rp else qp
         wi = qw + 1 if (a - off) % k < rw else qw
         for r in hr:
-            least = low[r][b - 1] if a == 0 else min(cols[r][a:b])
+            least = low[r][b - 1] if a == 0 else cols[r][a:b].min()
             if pi * pdl[r] + wi * wdl[r] > least + _EPS:
                 return False
     return True
@@ -454,6 +454,7 @@ class _Servers:
     def __init__(self, fr_arr: np.ndarray, sort_by: int, elig: list, total0: np.ndarray, hr: list) -> None:
         n_res = fr_arr.shape[1]
         self.fr = fr_arr.tolist()
+        self.frn = np.array(fr_arr, dtype=float)  # the same free amounts as an array (kept in step)
         self.total = [float(total0[r]) for r in range(n_res)]
         self.sort_by = sort_by
         self.hr = hr
@@ -466,31 +467,46 @@ class _Servers:
     def _reset_prefix(self) -> None:
         self.pref: list = []
         self.pos = 0
-        self.cols = {r: [] for r in self.hr}
-        self.run = {r: [] for r in self.hr}
-        self.low = {r: [] for r in self.hr}  # running minima of cols[r]
-        self._low_arr: dict | None = None  # low as numpy arrays (built by find when needed)
+        empty = np.zeros(0)
+        self.cols = {r: empty for r in self.hr}  # free amounts of resource r in prefix order
+        self.run = {r: empty for r in self.hr}  # their running sums
+        self.low = {r: empty for r in self.hr}  # their running minima
         self.monotone = True  # every free amount in the prefix >= 0: the running sums never drop
 
     def _grow(self, k: int) -> None:
-        """Extend the tolerant prefix to at least ``k`` servers."""
-        pref, fr = self.pref, self.fr
+        """Extend the tolerant prefix to at least ``k`` servers.
+
+        The tie classes first, then each column with numpy: ``np.add.accumulate`` adds one
+        server at a time in prefix order (a sequential loop, not numpy's pairwise summation of
+        ``sum``), so the running sums are the floats of adding the free amounts one by one, as
+        before (``tests/test_trace_identity.py``); running minima are exact."""
+        pref = self.pref
+        n0 = len(pref)
+        if n0 >= k:
+            return
+        order, pos = self.order, self.pos
         while len(pref) < k:
-            n0 = len(pref)
-            self.pos = _extend_prefix(self.order, pref, self.pos)
-            new = [s for _, s in pref[n0:]]
-            for r in self.hr:
-                col, run, low = self.cols[r], self.run[r], self.low[r]
-                vals = [fr[s][r] for s in new]
-                col.extend(vals)
-                # running sums (added one server at a time) and running minima of the column
-                acc = itertools.accumulate(vals, initial=run[-1] if run else 0.0)
-                run += itertools.islice(acc, 1, None)
-                lows = itertools.accumulate(vals, min, initial=low[-1] if low else math.inf)
-                low += itertools.islice(lows, 1, None)
-                if low[-1] < 0:  # some free amount in the prefix is negative
-                    self.monotone = False
-        self._low_arr = None
+            pos = _extend_prefix(order, pref, pos)
+        self.pos = pos
+        m = len(pref) - n0
+        idx = np.fromiter((e[1] for e in itertools.islice(pref, n0, None)), dtype=np.intp, count=m)
+        sub = self.frn[idx]
+        for r in self.hr:
+            vals = sub[:, r]
+            run, low = self.run[r], self.low[r]
+            acc = np.empty(m + 1)
+            acc[0] = run[-1] if n0 else 0.0
+            acc[1:] = vals
+            np.add.accumulate(acc, out=acc)
+            lows = np.empty(m + 1)
+            lows[0] = low[-1] if n0 else math.inf
+            lows[1:] = vals
+            np.minimum.accumulate(lows, out=lows)
+            self.cols[r] = np.concatenate((self.cols[r], vals))
+            self.run[r] = np.concatenate((run, acc[1:]))
+            self.low[r] = np.concatenate((low, lows[1:]))
+            if lows[-1] < 0:  # some free amount in the prefix is negative
+                self.monotone = False
 
     def find(self, p, w, pdl, wdl, need_total, extras, offsets_of, search_all):
         """Step 3: the smallest ``k`` and the even split on the first ``k`` servers, or None.
@@ -524,8 +540,8 @@ class _Servers:
         pmax = max(p, w)
         k0 = lo
         if self.monotone:  # run[r][k - 1] < lim exactly for k <= bisect_left(run[r], lim)
-            for rr, lim in need:
-                k0 = max(k0, bisect.bisect_left(rr, lim, 0, hi) + 1)
+            for rr, lim in need:  # bisect_left on the sorted running sums
+                k0 = max(k0, int(np.searchsorted(rr[:hi], lim, side="left")) + 1)
             need = []
         for k in self._base_fits(p, w, pdl, wdl, k0, hi):
             if need and any(rr[k - 1] < lim for rr, lim in need):
@@ -563,15 +579,13 @@ class _Servers:
         """
         if kmax < k0:
             return []
-        if self._low_arr is None:
-            self._low_arr = {r: np.array(self.low[r]) for r in self.hr}
         ks = np.arange(k0, kmax + 1)
         qp = p // ks
         qw = w // ks
         ok = np.ones(ks.size, bool)
         for r in self.hr:
             # the float operations of the per-server test: qp * pd + qw * wd <= min free + _EPS
-            ok &= qp * pdl[r] + qw * wdl[r] <= self._low_arr[r][k0 - 1 : kmax] + _EPS
+            ok &= qp * pdl[r] + qw * wdl[r] <= self.low[r][k0 - 1 : kmax] + _EPS
         return ks[ok].tolist()
 
     def commit(self, chosen, pdl, wdl) -> Placement:
@@ -598,6 +612,7 @@ class _Servers:
                 ps_at[s] = pi
             if wi:
                 w_at[s] = wi
+            self.frn[s] = fs
             bisect.insort(order, (-fs[sort_by], s))
         self._reset_prefix()
         return Placement.of(w_at, ps_at)
@@ -657,7 +672,7 @@ class _OneJobPlacer:
         if chosen is None:
             return None
         got = srv.commit(chosen, pdl, wdl)
-        self.free[:] = np.array(srv.fr, dtype=float).reshape(self.free.shape)
+        self.free[:] = srv.frn.reshape(self.free.shape)
         return got
 
     def may_fit(self, ps: Sequence[int], ws: Sequence[int], *, block: int | None = None) -> np.ndarray:
@@ -698,8 +713,6 @@ class _OneJobPlacer:
             return np.zeros(P.size, bool)
         if K > len(srv.pref):
             srv._grow(K)
-        if srv._low_arr is None:
-            srv._low_arr = {r: np.array(srv.low[r]) for r in srv.hr}
         if self.extras == "all":  # the other even splits are not screened
             return self._candidates(P, W, Pf, Wf, ok, kmax, K, pdl, wdl).any(axis=1)
         tables = self._range_minima(K)
@@ -718,6 +731,61 @@ class _OneJobPlacer:
                 break
         return out
 
+    def first_possible(self, ps: Sequence[int], ws: Sequence[int]) -> int:
+        """The index of the first ``(ps[i], ws[i])`` for which :meth:`may_fit` could be True, on
+        counts that do not grow along the list (``ps[i + 1] <= ps[i]`` and ``ws[i + 1] <= ws[i]``,
+        a path of :func:`dlsched.optimus.policy.shrink`); ``len(ps)`` if there is none.
+
+        The test is the part of :meth:`may_fit`'s screen that cannot pass again once it fails
+        further down such a path: the total free amount holds the job, and some ``k <= K`` (``K``
+        the largest ``kmax`` of the list) passes the running sum and the base share of
+        :meth:`_candidates` (the same float operations). All three only get easier as ``p`` and
+        ``w`` drop (products and sums of floats >= 0 round monotonically, ``p // k`` drops), so the
+        counts passing it are a suffix of the list, found by bisection in ``log2(len(ps))``
+        single-count tests instead of a screen of every count (issue 23: on Philly jobs
+        75,000-76,500 the shrinks walked 305,164 counts to the first that fits, 215,357 of them
+        before the first passing this test). A count it skips fails :meth:`may_fit`, whose
+        candidates are a subset of this test's ``k``, so :meth:`attempt` would return None on it.
+        Call only after an :meth:`attempt` of the job.
+        """
+        n = len(ps)
+        if n == 0:
+            return 0
+        pdl, wdl = self._last[1]
+        srv = self.srv
+        n_order = len(srv.order)
+        aligned = self.extras == "aligned"
+        K = min(max(max(p, w) if aligned else p + w for p, w in zip(ps, ws, strict=True)), n_order)
+        if K < 1:
+            return n
+        if K > len(srv.pref):
+            srv._grow(K)
+        ks = np.arange(1, K + 1)
+        runs = {r: srv.run[r][:K] for r in srv.hr}
+
+        def possible(i: int) -> bool:
+            p, w = int(ps[i]), int(ws[i])
+            fp, fw = float(p), float(w)
+            cand = np.ones(K, bool)
+            for r in srv.hr:
+                need = fp * pdl[r] + fw * wdl[r]
+                if not need <= srv.total[r] + _EPS:
+                    return False
+                cand &= runs[r] >= need - _EPS
+                cand &= (p // ks) * pdl[r] + (w // ks) * wdl[r] <= srv.low[r][:K] + _EPS
+            return bool(cand.any())
+
+        if not possible(n - 1):
+            return n
+        lo, hi = 0, n - 1  # the first passing index lies in [lo, hi]; possible(hi) holds
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if possible(mid):
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
     def _candidates(self, P, W, Pf, Wf, ok, kmax, K: int, pdl, wdl) -> np.ndarray:
         """``cand[i, k - 1]``: count ``i`` and ``k <= K`` pass :meth:`_Servers.find`'s screens
         (``k <= kmax``, the running sum of the first ``k`` servers, the base share) and ``ok``."""
@@ -728,8 +796,8 @@ class _OneJobPlacer:
         qw = W[:, None] // ks[None, :]
         for r in srv.hr:
             lim = (Pf * pdl[r] + Wf * wdl[r]) - _EPS
-            cand &= np.array(srv.run[r][:K])[None, :] >= lim[:, None]
-            cand &= qp * pdl[r] + qw * wdl[r] <= srv._low_arr[r][:K] + _EPS
+            cand &= srv.run[r][:K][None, :] >= lim[:, None]
+            cand &= qp * pdl[r] + qw * wdl[r] <= srv.low[r][:K] + _EPS
         cand &= ok[:, None]
         return cand
 

@@ -103,6 +103,8 @@ from dlsched.optimus.baselines import tetris_allocate
 from dlsched.optimus.fitting import OnlineLossFit, _noisy_speeds, _SpeedSamples, remaining_epochs
 from dlsched.optimus.placement import EXTRAS, _OneJobPlacer, place_allocation
 
+_REL_TOL, _ABS_TOL = numerics.REL_TOL, numerics.ABS_TOL
+
 PRERUN_PAIRS: tuple[tuple[int, int], ...] = ((1, 1), (1, 2), (2, 2), (2, 4), (4, 4))
 """The 5 pre-run (p, w) configurations (Sec. 6.1); they identify Eq. (3) and Eq. (4)."""
 
@@ -157,7 +159,7 @@ class _JobState:
     signs: tuple[float, float] | None = None  # error_draw="job": (convergence, speed) signs
     fitter: _SpeedSamples = field(default_factory=_SpeedSamples)  # validated columns of samples
     speed_fn: object = None  # speed_function(*speed), built once per fit
-    demands: tuple | None = None  # (worker, PS) demand vectors on the run's cluster, built once
+    alloc: AllocJob | None = None  # the job's first AllocJob: its validated demands are reused
 
 
 class Estimates:
@@ -338,9 +340,11 @@ class Estimates:
             "est_progress": progress,
             "loss_fit_points": float(fit.n_points),
         }
-        if st.demands is None:  # a job's demands and the run's cluster do not change
-            st.demands = (cluster.vector(view.spec.worker_demand), cluster.vector(view.spec.ps_demand))
-        return AllocJob(view.job_id, q * q_factor, f, *st.demands)
+        if st.alloc is None:  # a job's demands and the run's cluster do not change
+            wd, pd_ = cluster.vector(view.spec.worker_demand), cluster.vector(view.spec.ps_demand)
+            st.alloc = AllocJob(view.job_id, q * q_factor, f, wd, pd_)
+            return st.alloc
+        return st.alloc.with_estimates(q * q_factor, f)
 
     def record(self, t: int, views: dict[int, JobView], counts: dict[int, tuple[int, int]]) -> None:
         """Remember what each job got at slot ``t`` (to measure its speed next interval)."""
@@ -756,8 +760,12 @@ def _shrink_step(job: AllocJob, p: int, w: int) -> tuple[int, int] | None:
     # the option of the higher speed; speeds equal within the numerics tolerance tie -> the worker
     if w > 1 and p > 1:
         f_w, f_p = float(job.speed(p, w - 1)), float(job.speed(p - 1, w))
-        if numerics.greater(f_p, f_w):
-            return p - 1, w
+        # numerics.greater(f_p, f_w) on two floats, inlined (this runs once per count a shrink
+        # walks): f_p > f_w by more than REL_TOL * max(|f_p|, |f_w|) (0 if infinite) + ABS_TOL
+        if f_p > f_w:
+            m = max(abs(f_p), abs(f_w))
+            if f_p - f_w > _REL_TOL * (m if m != math.inf else 0.0) + _ABS_TOL:
+                return p - 1, w
         return p, w - 1
     if w > 1:
         return p, w - 1
@@ -811,7 +819,8 @@ def shrink_and_place(
         while nxt is not None and len(path) < chunk:
             path.append(nxt)
             nxt = _shrink_step(job, *nxt)
-        start = 0
+        # the counts before the first that passes the monotone part of the screen cannot fit
+        start = placer.first_possible([c[0] for c in path], [c[1] for c in path])
         while start < len(path):  # blocks of 16 counts, stopping at the first that fits
             rest = path[start:]
             ok = placer.may_fit([c[0] for c in rest], [c[1] for c in rest], block=16)
