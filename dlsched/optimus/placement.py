@@ -836,31 +836,55 @@ class _OneJobPlacer:
         p, w = P[ii], W[ii]
         qp, rp = np.divmod(p, k)
         qw, rw = np.divmod(w, k)
+        hr = srv.hr
+        low = srv.low
+
+        def first_run_ok(b, pi, wi):
+            """The run [0, b) holds (pi, wi) per server (its least: the running minimum)."""
+            run = b > 0
+            at = np.where(run, b - 1, 0)
+            bad = np.zeros(b.size, bool)
+            for r in hr:
+                bad |= pi * pdl[r] + wi * wdl[r] > low[r][at] + _EPS
+            return ~(run & bad)
+
+        def run_ok(a, b, pi, wi):
+            """The run [a, b) holds (pi, wi) per server (its least from the range minima)."""
+            run = b > a
+            if not run.any():
+                return np.ones(b.size, bool)
+            n = np.where(run, b - a, 1)
+            lvl = np.frexp(n.astype(float))[1] - 1  # floor(log2(n))
+            lo_i = np.where(run, a, 0)
+            hi_i = np.where(run, b - (1 << lvl), 0)
+            bad = np.zeros(b.size, bool)
+            for r in hr:
+                M = tables[r]
+                bad |= pi * pdl[r] + wi * wdl[r] > np.minimum(M[lvl, lo_i], M[lvl, hi_i]) + _EPS
+            return ~(run & bad)
+
         fits = np.zeros(ii.size, bool)
-        pmax = np.maximum(p, w)
         for stag in self.offsets_of:
-            off = rp if stag else np.zeros_like(rp)
-            if stag:  # find: the staggered layout is the aligned one (already tried) -> not tried
-                tried = ~(((rp == 0) | (rw == 0)) & (k <= pmax)) if len(self.offsets_of) == 2 else True
-            else:  # find: aligned with a server left empty (same as a smaller k) -> not tried
+            # the three runs of servers with the same (PS, workers) of the layout, as in
+            # _fits_layout: PS extras on servers 0..rp-1, worker extras on off..off+rw-1 (mod k)
+            if stag:  # off = rp; find: the staggered layout is the aligned one (tried) -> not tried
+                if len(self.offsets_of) == 2:
+                    tried = ~(((rp == 0) | (rw == 0)) & (k <= np.maximum(p, w)))
+                else:
+                    tried = np.ones(ii.size, bool)
+                e = rp + rw - k
+                wrap = e > 0  # the worker extras wrap round to servers 0..e-1
+                b1 = np.where(wrap, e, rp)
+                b2 = np.where(wrap, rp, rp + rw)
+                good = first_run_ok(b1, qp + 1, qw + wrap)
+                good &= run_ok(b1, b2, qp + wrap, qw + ~wrap)
+                good &= run_ok(b2, k, qp, qw + wrap)
+            else:  # off = 0; find: aligned with a server left empty (same as a smaller k) -> not tried
                 tried = ~((k > p) & (k > w))
-            B = np.sort(np.stack([np.zeros_like(k), rp, off % k, (off + rw) % k, k], axis=1), axis=1)
-            good = np.ones(ii.size, bool)
-            for j in range(4):  # the runs [a, b) of servers with the same (PS, workers)
-                a, b = B[:, j], B[:, j + 1]
-                run = b > a
-                if not run.any():
-                    continue
-                pi = qp + (a < rp)
-                wi = qw + ((a - off) % k < rw)
-                n = np.where(run, b - a, 1)
-                lvl = np.frexp(n.astype(float))[1] - 1  # floor(log2(n))
-                lo_i = np.where(run, a, 0)
-                hi_i = np.where(run, b - (1 << lvl), 0)
-                for r in srv.hr:
-                    M = tables[r]
-                    least = np.minimum(M[lvl, lo_i], M[lvl, hi_i])
-                    good &= ~(run & (pi * pdl[r] + wi * wdl[r] > least + _EPS))
+                a, b = np.minimum(rp, rw), np.maximum(rp, rw)
+                good = first_run_ok(a, qp + 1, qw + 1)
+                good &= run_ok(a, b, qp + (rp > rw), qw + (rw > rp))
+                good &= run_ok(b, k, qp, qw)
             fits |= tried & good
         out[ii[fits]] = True
         return out
