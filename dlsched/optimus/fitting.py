@@ -237,9 +237,6 @@ def remove_outliers(losses, window: int = 5) -> tuple[np.ndarray, np.ndarray]:
     return cleaned, out
 
 
-_FEW_ROWS = 8  # _SpeedSamples._rows: at most this many new rows are computed without numpy
-
-
 class _SpeedSamples:
     r"""The validated columns of a list of speed samples that only grows at its end (the
     policy's per-job samples, :class:`~dlsched.optimus.policy.Estimates`): each fit checks only
@@ -281,22 +278,7 @@ class _SpeedSamples:
         self._finite = True  # every entry of _X and _y is finite
 
     def _rows(self, start: int, mode: str, M) -> tuple[np.ndarray, np.ndarray]:
-        """NNLS rows and targets of the samples ``start:`` (:func:`fit_speed`'s system).
-
-        A few new samples (the usual case: one per interval) are computed in plain Python floats,
-        the same IEEE operations as :func:`speed_features` (``w / p``, ``M / w``) and the targets
-        (``w / f``, ``1 / f``) on the validated sample columns, without numpy's per-call cost."""
-        if len(self.p) - start <= _FEW_ROWS and (mode == "async" or M is not None):
-            m = _positive(M, "M") if mode == "sync" else None
-            rows, ys = [], []
-            for p, w, f in zip(self.p[start:], self.w[start:], self.f[start:], strict=True):
-                if mode == "async":
-                    rows.append((1.0, w / p, w, p))
-                    ys.append(w / f)
-                else:
-                    rows.append((m / w, 1.0, w / p, w, p))
-                    ys.append(1.0 / f)
-            return np.array(rows, dtype=float).reshape(len(rows), 4 if mode == "async" else 5), np.array(ys)
+        """NNLS rows and targets of the samples ``start:`` (:func:`fit_speed`'s system)."""
         p = np.array(self.p[start:], dtype=float)
         w = np.array(self.w[start:], dtype=float)
         f = np.array(self.f[start:], dtype=float)

@@ -100,10 +100,37 @@ from dlsched.core.policy import BasePolicy, ClusterView, JobView
 from dlsched.core.schedule import Decision, Placement
 from dlsched.optimus.allocation import GAIN_UNITS, STOP_RULES, AllocJob, allocate, speed_function
 from dlsched.optimus.baselines import tetris_allocate
-from dlsched.optimus.fitting import OnlineLossFit, _noisy_speeds, _SpeedSamples, remaining_epochs
+from dlsched.optimus.fitting import OnlineLossFit, _noisy_speeds, _positive, _SpeedSamples, remaining_epochs
 from dlsched.optimus.placement import EXTRAS, _OneJobPlacer, place_allocation
 
 _REL_TOL, _ABS_TOL = numerics.REL_TOL, numerics.ABS_TOL
+
+_FEW_ROWS = 8  # _PolicySpeedSamples._rows: at most this many new rows are computed without numpy
+
+
+class _PolicySpeedSamples(_SpeedSamples):
+    """The policy's per-job speed samples (:class:`~dlsched.optimus.fitting._SpeedSamples`),
+    with the NNLS rows of a few new samples (the usual case: one per interval) computed in plain
+    Python floats: the same IEEE operations as :func:`~dlsched.optimus.fitting.speed_features`
+    (``w / p``, ``M / w``) and the targets (``w / f``, ``1 / f``) on the validated sample
+    columns, so the same rows, without numpy's per-call cost (issue 23). Kept here rather than in
+    ``fitting.py``, which every arena point's code fingerprint includes (``curves.py``, used by
+    SpeCon's model, imports it): this speed-up stales only the Optimus and Tetris points."""
+
+    def _rows(self, start: int, mode: str, M) -> tuple[np.ndarray, np.ndarray]:
+        if len(self.p) - start > _FEW_ROWS or (mode == "sync" and M is None):
+            return super()._rows(start, mode, M)  # many rows, or the error of a missing M
+        m = _positive(M, "M") if mode == "sync" else None
+        rows, ys = [], []
+        for p, w, f in zip(self.p[start:], self.w[start:], self.f[start:], strict=True):
+            if mode == "async":
+                rows.append((1.0, w / p, w, p))
+                ys.append(w / f)
+            else:
+                rows.append((m / w, 1.0, w / p, w, p))
+                ys.append(1.0 / f)
+        return np.array(rows, dtype=float).reshape(len(rows), 4 if mode == "async" else 5), np.array(ys)
+
 
 PRERUN_PAIRS: tuple[tuple[int, int], ...] = ((1, 1), (1, 2), (2, 2), (2, 4), (4, 4))
 """The 5 pre-run (p, w) configurations (Sec. 6.1); they identify Eq. (3) and Eq. (4)."""
@@ -157,7 +184,7 @@ class _JobState:
     last_counts: tuple[int, int] | None = None
     info: dict[str, float] = field(default_factory=dict)
     signs: tuple[float, float] | None = None  # error_draw="job": (convergence, speed) signs
-    fitter: _SpeedSamples = field(default_factory=_SpeedSamples)  # validated columns of samples
+    fitter: _SpeedSamples = field(default_factory=_PolicySpeedSamples)  # validated columns of samples
     speed_fn: object = None  # speed_function(*speed), built once per fit
     alloc: AllocJob | None = None  # the job's first AllocJob: its validated demands are reused
 
