@@ -43,7 +43,12 @@ servers skips values of ``k`` that cannot work. The per-server fit test of a lay
 run of servers with the same (PS, worker) counts, on the run's smallest free amount (the same
 outcome as server by server, :func:`_fits_layout`), and the servers' order, prefix and running
 sums are kept while a job is retried with fewer tasks
-(:func:`dlsched.optimus.policy.shrink_and_place`; a failed attempt changes nothing).
+(:func:`dlsched.optimus.policy.shrink_and_place`; a failed attempt changes nothing). The
+prefix's free amounts, running sums and running minima are numpy arrays built with
+``np.add.accumulate`` / ``np.minimum.accumulate`` (sequential, so the same floats as adding the
+servers one by one); a retry's counts are screened in batches (:meth:`_OneJobPlacer.may_fit`),
+after skipping by bisection the counts that fail the screen's monotone part
+(:meth:`_OneJobPlacer.first_possible`).
 
 :func:`transfer_time` is the appendix's per-step data-transfer time of a synchronous job,
 :math:`\max_k\{\frac{S}{p}(w-w_k)/B,\ \frac{S}{p}(p-p_k)/b\}`. Taken literally over *all* nodes of
