@@ -223,3 +223,31 @@ def test_speed_samples_errors_are_fit_speeds() -> None:
         fitter.fit(bad, "async")
     with pytest.raises(ValueError, match="sample 5"):
         fitter.fit(bad, "async")  # still through fit_speed
+
+
+def test_policy_speed_samples_rows_are_speed_features() -> None:
+    """The policy's samples build a few new NNLS rows without numpy: the same floats as
+    ``speed_features`` and the targets, the same fits as ``fit_speed``, the same errors."""
+    from dlsched.optimus.fitting import speed_features
+    from dlsched.optimus.policy import _PolicySpeedSamples
+
+    rng = np.random.default_rng(4)
+    for mode, M in (("async", None), ("sync", 256), ("sync", 100.5)):
+        fitter = _PolicySpeedSamples()
+        fitter.p = rng.integers(1, 9, size=12).astype(float).tolist()
+        fitter.w = rng.integers(1, 17, size=12).astype(float).tolist()
+        fitter.f = rng.uniform(0.1, 7.0, size=12).tolist()
+        for start in (0, 4, 11):  # 12, 8 (numpy) and 1 new rows
+            X, y = fitter._rows(start, mode, M)
+            p, w, f = (np.array(c[start:]) for c in (fitter.p, fitter.w, fitter.f))
+            assert np.array_equal(X, speed_features(p, w, mode, M))
+            assert np.array_equal(y, w / f if mode == "async" else 1.0 / f)
+        pairs = ((1, 1), (1, 2), (2, 2), (2, 4), (3, 1))
+        samples = [(p, w, float(rng.uniform(0.5, 5))) for p, w in pairs]
+        fitter = _PolicySpeedSamples()
+        for _ in range(20):
+            fit = fit_speed(samples, mode, M)
+            assert fitter.fit(samples, mode, M) == (fit.mode, fit.theta, fit.M)
+            samples.append((int(rng.integers(1, 6)), int(rng.integers(1, 9)), float(rng.uniform(0.5, 5))))
+    with pytest.raises(ValueError, match="M"):
+        _PolicySpeedSamples().fit([(1, 1, 1.0), (1, 2, 1.5), (2, 2, 2.0), (2, 4, 3.0), (3, 1, 1.0)], "sync")
