@@ -119,6 +119,18 @@ def test_screened_shrink_is_shrink_with_every_attempt(extras) -> None:
         np.testing.assert_array_equal(free_a, free_b)
 
 
+def _cluster_and_job(rng, trial: int, roomy: bool) -> tuple[np.ndarray, AllocJob]:
+    """Up to 39 crowded servers (with some room added when ``roomy``) and a job with random
+    PS and worker demands."""
+    free0 = _crowded(rng, int(rng.integers(1, 40)))
+    if roomy:
+        free0 = free0 + rng.integers(0, 3, size=free0.shape) * np.array([1.0, 4.0, 8.0])
+    f = speed_function("async", (1.0, 2.0, 0.05, 0.1))
+    pd_ = np.array([float(rng.integers(0, 2)), float(rng.integers(0, 3)), 1.0])
+    wd = np.array([1.0, float(rng.integers(0, 4)), float(rng.integers(1, 6))])
+    return free0, AllocJob(trial, 100.0, f, pd_, wd)
+
+
 @pytest.mark.parametrize("extras", ["either", "aligned", "staggered"])
 def test_shrink_screen_is_exact(extras) -> None:
     """``may_fit`` screens every layout ``find`` tries: for each count it is True exactly when an
@@ -127,13 +139,7 @@ def test_shrink_screen_is_exact(extras) -> None:
     hard = np.array([True, True, True])
     seen = [0, 0]
     for trial in range(60):
-        free0 = _crowded(rng, int(rng.integers(1, 40)))
-        if trial % 3 == 0:
-            free0 = free0 + rng.integers(0, 3, size=free0.shape) * np.array([1.0, 4.0, 8.0])
-        f = speed_function("async", (1.0, 2.0, 0.05, 0.1))
-        pd_ = np.array([float(rng.integers(0, 2)), float(rng.integers(0, 3)), 1.0])
-        wd = np.array([1.0, float(rng.integers(0, 4)), float(rng.integers(1, 6))])
-        job = AllocJob(trial, 100.0, f, pd_, wd)
+        free0, job = _cluster_and_job(rng, trial, roomy=trial % 3 == 0)
         ps = rng.integers(1, 40, size=50).tolist()
         ws = rng.integers(1, 60, size=50).tolist()
         placer = _OneJobPlacer(free0.copy(), 1, hard, extras)
@@ -156,13 +162,7 @@ def test_first_possible_skips_only_counts_that_cannot_fit(extras) -> None:
     hard = np.array([True, True, True])
     skipped = 0
     for trial in range(50):
-        free0 = _crowded(rng, int(rng.integers(1, 40)))
-        if trial % 4 == 0:
-            free0 = free0 + rng.integers(0, 3, size=free0.shape) * np.array([1.0, 4.0, 8.0])
-        f = speed_function("async", (1.0, 2.0, 0.05, 0.1))
-        pd_ = np.array([float(rng.integers(0, 2)), float(rng.integers(0, 3)), 1.0])
-        wd = np.array([1.0, float(rng.integers(0, 4)), float(rng.integers(1, 6))])
-        job = AllocJob(trial, 100.0, f, pd_, wd)
+        free0, job = _cluster_and_job(rng, trial, roomy=trial % 4 == 0)
         p, w = int(rng.integers(1, 60)), int(rng.integers(1, 90))
         path = [(p, w)]
         while path[-1] != (1, 1):

@@ -63,6 +63,7 @@ import numpy as np
 
 from dlsched.core import numerics
 from dlsched.core.claims import Claim
+from dlsched.core.cluster import _finite_nonneg
 
 STOP_RULES = ("literal", "skip")
 """Valid values of ``stop_rule``."""
@@ -175,6 +176,14 @@ def speed_function(mode: str, theta: Sequence[float], M: float | None = None) ->
     return f_sync
 
 
+def _estimates(job_id: int, remaining, speed) -> float:
+    """A job's ``remaining`` as a float, checked (finite, >= 0) with ``speed`` (callable)."""
+    q = _finite_nonneg(remaining, f"job {job_id}: remaining")
+    if not callable(speed):
+        raise TypeError(f"job {job_id}: speed must be a callable f(p, w), got {type(speed).__name__}")
+    return q
+
+
 @dataclass(frozen=True)
 class AllocJob:
     """One active job as the allocator sees it.
@@ -208,15 +217,7 @@ class AllocJob:
             raise ValueError(f"AllocJob.job_id must be an integer, got {self.job_id!r}")
         object.__setattr__(self, "job_id", int(self.job_id))
         j = self.job_id
-        try:
-            q = float(self.remaining)
-        except (TypeError, ValueError):
-            raise ValueError(f"job {j}: remaining must be a number, got {self.remaining!r}") from None
-        if not math.isfinite(q) or q < 0:
-            raise ValueError(f"job {j}: remaining must be finite and >= 0, got {self.remaining!r}")
-        object.__setattr__(self, "remaining", q)
-        if not callable(self.speed):
-            raise TypeError(f"job {j}: speed must be a callable f(p, w), got {type(self.speed).__name__}")
+        object.__setattr__(self, "remaining", _estimates(j, self.remaining, self.speed))
         wd = _vector(self.worker_demand, f"job {j}: worker_demand")
         pd_ = _vector(self.ps_demand, f"job {j}: ps_demand", wd.size)
         for name, v in (("worker_demand", wd), ("ps_demand", pd_)):
@@ -235,15 +236,7 @@ class AllocJob:
         re-validated: the same object as ``AllocJob(job_id, remaining, speed, worker_demand,
         ps_demand, max_ps, max_workers)``, without a second check of the demand vectors every
         interval (a twentieth of Optimus's time on the whole Philly trace)."""
-        j = self.job_id
-        try:
-            q = float(remaining)
-        except (TypeError, ValueError):
-            raise ValueError(f"job {j}: remaining must be a number, got {remaining!r}") from None
-        if not math.isfinite(q) or q < 0:
-            raise ValueError(f"job {j}: remaining must be finite and >= 0, got {remaining!r}")
-        if not callable(speed):
-            raise TypeError(f"job {j}: speed must be a callable f(p, w), got {type(speed).__name__}")
+        q = _estimates(self.job_id, remaining, speed)
         new = object.__new__(AllocJob)
         new.__dict__.update(self.__dict__)
         new.__dict__["remaining"] = q
