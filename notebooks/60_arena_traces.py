@@ -72,7 +72,7 @@ seeds_full = [0, 1, 2]
 max_jobs_quick = 60
 max_jobs_full = 400
 node_scale = 0.25
-whole_traces = ["philly"]  # ["philly", "itp"]: the whole ITP trace too (not in the results store yet)
+whole_traces = ["philly", "itp"]  # the whole traces of section 7 (["philly"]: Philly only, half the time)
 whole_max_jobs_quick = 200  # quick mode: the first jobs of each whole trace
 whole_max_jobs_full = None  # paper mode: None, every job of the trace
 claim_margin = 0.005
@@ -242,9 +242,7 @@ print(*findings.arena_findings(verdicts, summary, results), sep="\n")
 #
 # The windows above are one week of one cluster, on a shrunk cluster, so that three seeds of
 # every policy fit in a regeneration. Here is the other end: **every job** of the Philly trace
-# (Sep-Dec 2017, all virtual clusters) and, with `whole_traces = ["philly", "itp"]`, of the ITP
-# trace (all ten clusters; its whole-trace points are not in the results store yet, so paper mode
-# would compute them, hours on two cores), on the traces'
+# (Sep-Dec 2017, all virtual clusters) and of the ITP trace (all its clusters), on the traces'
 # own machine counts (`node_scale = 1`), seed 0, each paper's scheduler with the baselines its
 # paper compared it with (`dlsched.arena.whole`; the issue 23 speed-ups are what make these runs
 # possible: each takes minutes of one core, see the README's performance table). PD-ORS is the
