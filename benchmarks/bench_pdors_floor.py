@@ -64,6 +64,13 @@ n      sim s           HiGHS s          sim / HiGHS  before the speed-ups (same 
 1,000  255.9           181.6            1.41
 =====  ==============  ===============  ===========  =============================================
 
+The whole trace (``--one 82182 --budget 5400``, 2026-11-28 night, alone on one core; the
+budget stopped it): its horizon ``T = 3286`` is longer than any prefix's, so each decision
+searches more slots. First 8,026 decisions (7,922 admitted): sim 5,403 s, HiGHS 3,657 s (649,252
+LPs, 5.63 ms each), sim / HiGHS 1.48, peak RSS 1.44 GB; per decision by quarter 277, 612, 645,
+1,159 ms (HiGHS 187, 413, 440, 782 ms). The prefix runs above underestimate the whole trace:
+at the last quarter's rate the floor is about 17 h inside HiGHS.
+
 What is left outside HiGHS is mostly the binding's conversions around each solve (the solution's
 lists and their arrays, the row bounds, the solver's destruction: ``_solve_highs_lp`` minus
 ``highs``, 1.2 s at 250 and 28 s at 1,000), then step 11's rounding, the LP set-up of

@@ -245,7 +245,8 @@ print(*findings.arena_findings(verdicts, summary, results), sep="\n")
 # (Sep-Dec 2017, all virtual clusters) and of the ITP trace (all its clusters), on the traces'
 # own machine counts (`node_scale = 1`), seed 0, each paper's scheduler with the baselines its
 # paper compared it with (`dlsched.arena.whole`; the issue 23 speed-ups are what make these runs
-# possible: each takes minutes of one core, see the README's performance table). PD-ORS is the
+# possible: each paper's scheduler takes minutes of one core, see the README's performance table;
+# on ITP's 917 nodes some baselines take over an hour, as the minutes below show). PD-ORS is the
 # exception the next cell prints, and A_online's panel stops at twice the last arrival (its
 # doubling rounds would otherwise run for ever; the jobs left are counted `unfinished`).
 

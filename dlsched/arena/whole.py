@@ -13,8 +13,9 @@ Which schedulers, and why not all of them
     PAPER_POLICY` (its paper's comparison), so that :func:`~dlsched.arena.experiments.claims`
     gives each paper's verdict on a whole trace. PD-ORS is left out (:data:`NOT_ON_WHOLE_TRACES`):
     it solves LPs at every admission decision, and its time inside HiGHS alone on the whole Philly
-    trace is hours (extrapolated by ``benchmarks/bench_pdors_floor.py``; the README's performance
-    table), so a whole-trace point cannot be part of a regeneration. A baseline too slow for a
+    trace is many hours (measured over the first 8,026 decisions of the whole-trace run, then
+    bounded below, by ``benchmarks/bench_pdors_floor.py``; the README's performance table), so a
+    whole-trace point cannot be part of a regeneration. A baseline too slow for a
     whole trace (:data:`SLOW_ON_WHOLE_TRACES`) is left out of its panel the same way.
 
 Horizon
@@ -53,7 +54,8 @@ WHOLE_HORIZON: Mapping[str, str] = {"aonline": "twice-last-arrival"}
 NOT_ON_WHOLE_TRACES: Mapping[str, str] = {
     "pdors": (
         "PD-ORS solves LPs at every admission decision; on the whole Philly trace its time inside "
-        "HiGHS alone is hours (4-7 h extrapolated by benchmarks/bench_pdors_floor.py, see the "
+        "HiGHS alone is many hours (its first 8,026 decisions took 61 min inside HiGHS and 90 min "
+        "in all, and the cost per decision still grows: benchmarks/bench_pdors_floor.py, see the "
         "README's performance table), too long for a regeneration"
     ),
 }
