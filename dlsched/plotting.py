@@ -40,6 +40,7 @@ __all__ = [
     "FIGURE_NAME_PATTERN",
     "PAPER_KEYS",
     "SAVEFIG_DPI",
+    "decade_ticks",
     "draw",
     "ecdf",
     "set_style",
@@ -195,6 +196,35 @@ def savefig(
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
     return targets
+
+
+def decade_ticks(fig: Figure, *, max_decades: float = 2.0, numticks: int = 6) -> Figure:
+    """Readable major ticks on every logarithmic x axis of ``fig`` that spans many decades.
+
+    A figure whose panels share a 1-2-5 log locator (e.g. the arena's JCT panels) prints ten
+    overlapping labels on a panel spanning 0.1-100 h, and none at all on one spanning 1-1e12 h
+    (A_online's unfinished rounds). Each log x axis whose limits span more than ``max_decades``
+    decades gets ticks at powers of ten only (at most ``numticks``, at most 4 past six decades;
+    matplotlib's :class:`~matplotlib.ticker.LogLocator` skips decades evenly beyond that),
+    labelled ``%g``;
+    narrower axes keep their ticks. Returns ``fig`` (drawing only: no value changes).
+    """
+    import math
+
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    for ax in fig.axes:
+        if ax.get_xscale() != "log":
+            continue
+        lo, hi = sorted(ax.get_xlim())
+        if lo <= 0 or not math.isfinite(hi) or math.log10(hi / lo) <= max_decades:
+            continue
+        # past six decades the labels ("1e+07") are wide: at most four of them
+        n = numticks if math.log10(hi / lo) <= 6 else min(numticks, 4)
+        ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0,), numticks=n))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    return fig
 
 
 def ecdf(

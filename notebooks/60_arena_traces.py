@@ -181,7 +181,7 @@ print("points that could not run:" if len(notes) else "every point ran",
 # (drawn shapes and the reference placement), so panels are not comparable with each other.
 
 # %%
-fig = ax.jct_figure(summary)
+fig = plotting.decade_ticks(ax.jct_figure(summary))  # powers of ten on panels spanning decades
 paths = plotting.savefig(fig, "fig_arena_60_jct", figures_dir)
 
 # %%
@@ -283,7 +283,8 @@ print(whole.whole_trace_table(whole_summary)[whole_cols].round(3).to_string(inde
 
 # %%
 for name, draw in (("jct", ax.jct_figure), ("utilisation", ax.utilisation_figure)):
-    paths = plotting.savefig(draw(whole_summary), f"fig_arena_60_whole_{name}", figures_dir)
+    fig = plotting.decade_ticks(draw(whole_summary))
+    paths = plotting.savefig(fig, f"fig_arena_60_whole_{name}", figures_dir)
 
 # %% [markdown]
 # Each paper's claim on the whole traces, computed as in section 6 (a panel whose baselines were

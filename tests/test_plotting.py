@@ -215,3 +215,34 @@ def test_figures_dir_environment_variable_overrides_the_argument(tmp_path, monke
     paths = savefig(_make_figure(), "fig_oasis_07_redirected", tmp_path / "asked", formats=("png",))
     assert paths == [tmp_path / "elsewhere" / "fig_oasis_07_redirected.png"] and paths[0].exists()
     assert not (tmp_path / "asked").exists()
+
+
+def _labels(ax) -> list[str]:
+    ax.figure.canvas.draw()
+    lo, hi = sorted(ax.get_xlim())
+    return [t.get_text() for t in ax.get_xticklabels() if t.get_text() and lo <= t.get_position()[0] <= hi]
+
+
+@pytest.mark.parametrize(("lo", "hi", "expect"), [
+    (0.1, 100.0, ["0.1", "1", "10", "100"]),  # ten crowded 1-2-5 labels before
+    (1.0, 1e12, ["1", "10000", "1e+08", "1e+12"]),  # no label at all before
+])  # fmt: skip
+def test_decade_ticks_labels_wide_log_axes_at_powers_of_ten(lo, hi, expect):
+    from matplotlib.ticker import LogLocator
+
+    from dlsched.plotting import decade_ticks
+
+    fig, (wide, narrow) = plt.subplots(1, 2)
+    for ax, (a, b) in ((wide, (lo, hi)), (narrow, (1.0, 4.0))):
+        ax.barh([0, 1], [a, b])
+        ax.set_xscale("log")
+        ax.set_xlim(a, b)
+        ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0), numticks=6))
+    before = _labels(narrow)
+    assert decade_ticks(fig) is fig
+    labels = _labels(wide)
+    assert 2 <= len(labels) <= 6
+    assert all(float(x) > 0 and float(f"{float(x):e}".split("e")[0]) == 1.0 for x in labels)
+    assert labels == expect
+    assert _labels(narrow) == before  # a narrow axis keeps its ticks
+    plt.close(fig)
